@@ -1,0 +1,1 @@
+"""The `sleuth` command line: each command parses, calls the library, renders."""

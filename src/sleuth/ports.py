@@ -1,0 +1,89 @@
+"""The small interfaces the engine is built against. Adapters implement these; the engine
+receives ready instances and never looks anything up by name (the edges do that)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal, Protocol, runtime_checkable
+
+from .events import Event
+from .types import OutputKind, Page, SearchResult, Source
+
+
+def _ignore(event: Event) -> None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    text: str
+    limit: int = 10
+    since: date | None = None
+    # Where a backend may report side events (e.g. a fan-out's degraded sub-backend).
+    report: Callable[[Event], None] = field(default=_ignore, compare=False)
+
+
+@runtime_checkable
+class SearchBackend(Protocol):
+    name: str
+
+    async def search(self, query: SearchQuery) -> list[SearchResult]:
+        """Results in the backend's order; raises SearchError (or a subclass) on failure."""
+        ...
+
+
+class Fetcher(Protocol):
+    async def fetch(self, url: str) -> Page:
+        """Read one URL found by search; raises FetchError with a short reason."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class PageCache(Protocol):
+    def get(self, url: str) -> Page | None: ...
+
+    def put(self, page: Page) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokenUsage:
+    """Reported once at the end of a model stream, from the API's own usage numbers."""
+
+    model: str
+    input_tokens: int
+    output_tokens: int
+
+
+class ChatModel(Protocol):
+    """A chat model at the provider boundary. Streams text deltas, then one TokenUsage."""
+
+    name: str
+
+    def stream(
+        self, messages: Sequence[Message], *, max_tokens: int = 2048
+    ) -> AsyncIterator[str | TokenUsage]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WriteTask:
+    question: str
+    sources: tuple[Source, ...]
+    output: OutputKind = "answer"
+    language: str | None = None
+
+
+class Writer(Protocol):
+    name: str
+
+    def write(self, task: WriteTask) -> AsyncIterator[str]:
+        """Stream the answer as markdown with [n] markers referring to task.sources."""
+        ...

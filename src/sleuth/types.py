@@ -1,0 +1,242 @@
+"""Frozen value types shared by every layer of Sleuth.
+
+These are the nouns of a research run: what was asked, what search returned, what a page said,
+which passages were kept, what the writer cited and how the citations held up. Adapters produce
+and consume only these; JSON appears only at the edges (`to_json`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Depth = Literal["quick", "deep"]
+OutputKind = Literal["answer", "report"]
+Authority = Literal["primary", "reputable", "unknown", "low"]
+Confidence = Literal["high", "medium", "low"]
+Plan = Literal["single", "multi_hop", "unavailable"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One hit from a search backend, before anything is read."""
+
+    url: str
+    title: str
+    snippet: str
+    backend: str
+    rank: int  # 1-based position in the backend's own answer
+    published: str | None = None  # ISO date when the service gives one
+    page: Page | None = None  # already-read content (local files, saved sources): never fetched
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A page that was actually read: extracted main text plus metadata."""
+
+    url: str
+    title: str
+    text: str
+    fetched_at: str  # ISO 8601 UTC
+    content_type: str = "text/html"
+    final_url: str | None = None  # after redirects, when different
+    published: str | None = None
+    from_cache: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A span of a source's text; `start` is its character offset in the extracted text."""
+
+    text: str
+    score: float
+    start: int
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A numbered source as given to the writer."""
+
+    number: int
+    url: str
+    title: str
+    score: float
+    passages: tuple[Passage, ...]
+    fetched_at: str | None = None
+    published: str | None = None
+    snippet: bool = False  # True when the page was not read and only its search snippet is used
+    authority: Authority = "unknown"
+    text: str = ""  # the full extracted text, kept for verification and sessions
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "number": self.number,
+            "url": self.url,
+            "title": self.title,
+            "score": round(self.score, 4),
+            "fetched_at": self.fetched_at,
+            "authority": self.authority,
+            "passages": [
+                {"text": p.text, "score": round(p.score, 4), "start": p.start}
+                for p in self.passages
+            ],
+        }
+        if self.snippet:
+            data["snippet"] = True
+        if self.published:
+            data["published"] = self.published
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    number: int
+    url: str
+    title: str
+    quote: str  # at most 300 characters of the source's most relevant passage
+
+
+@dataclass(frozen=True, slots=True)
+class UnsupportedSentence:
+    sentence: str
+    numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    checked: int
+    supported: int
+    unsupported: tuple[UnsupportedSentence, ...] = ()
+    enabled: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "checked": self.checked,
+            "supported": self.supported,
+            "unsupported": [
+                {"sentence": u.sentence, "numbers": list(u.numbers)} for u in self.unsupported
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ModelUsage:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None  # None when the model has no known price
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    searches: int = 0
+    pages_read: int = 0
+    rounds: int = 1
+    plan: Plan = "single"
+    hops: int = 0
+    duration_ms: int = 0
+    search_ms: int = 0
+    read_ms: int = 0
+    model_ms: int = 0
+    by_model: dict[str, ModelUsage] = field(default_factory=dict)
+
+    @property
+    def llm_calls(self) -> int:
+        return sum(m.calls for m in self.by_model.values())
+
+    @property
+    def cost_usd(self) -> float | None:
+        priced = [m.cost_usd for m in self.by_model.values() if m.cost_usd is not None]
+        return round(sum(priced), 6) if priced else (0.0 if not self.by_model else None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "searches": self.searches,
+            "pages_read": self.pages_read,
+            "rounds": self.rounds,
+            "plan": self.plan,
+            "hops": self.hops,
+            "duration_ms": self.duration_ms,
+            "search_ms": self.search_ms,
+            "read_ms": self.read_ms,
+            "model_ms": self.model_ms,
+            "llm": {
+                "calls": self.llm_calls,
+                "input_tokens": sum(m.input_tokens for m in self.by_model.values()),
+                "output_tokens": sum(m.output_tokens for m in self.by_model.values()),
+                "by_model": {name: asdict(m) for name, m in self.by_model.items()},
+            },
+            "cost_usd": self.cost_usd,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SourceTrust:
+    label: Literal["high", "mixed", "low"]
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The one result shape (DESIGN §1) shared by the CLI, API, MCP and saved sessions."""
+
+    query: str
+    answer: str | None
+    citations: tuple[Citation, ...]
+    sources: tuple[Source, ...]
+    queries: tuple[str, ...]
+    confidence: Confidence
+    verification: Verification
+    source_trust: SourceTrust
+    usage: Usage
+    data: Any = None  # structured output, when a schema was given
+    cached: bool = False
+    session_id: str | None = None
+    writer: str = "extractive"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"query": self.query}
+        if self.data is not None:
+            out["data"] = self.data
+        else:
+            out["answer"] = self.answer or ""
+        out["citations"] = [asdict(c) for c in self.citations]
+        out["sources"] = [s.to_json() for s in self.sources]
+        out["queries"] = list(self.queries)
+        out["confidence"] = self.confidence
+        out["verification"] = self.verification.to_json()
+        out["source_trust"] = {"label": self.source_trust.label, "counts": self.source_trust.counts}
+        out["usage"] = self.usage.to_json()
+        out["cached"] = self.cached
+        out["session_id"] = self.session_id
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ResearchRequest:
+    """Everything the engine needs to know about one run. Defaults are DESIGN §2's quick mode."""
+
+    question: str
+    depth: Depth = "quick"
+    deep_rounds: int = 3
+    output: OutputKind | None = None  # None: "answer" for quick, "report" for deep
+    max_results: int = 10
+    max_sources: int = 6
+    passages_per_source: int = 4
+    per_site: int = 2
+    read_deadline_s: float = 6.0
+    settle_after: int = 3
+    settle_wait_s: float = 0.7
+    concurrency: int = 10
+    cite_min_recall: float = 0.4
+    verify_cites: bool = True
+    allow_domains: tuple[str, ...] = ()
+    deny_domains: tuple[str, ...] = ()
+    language: str | None = None
+    max_runtime_s: float | None = None
+
+    @property
+    def output_kind(self) -> OutputKind:
+        if self.output is not None:
+            return self.output
+        return "report" if self.depth == "deep" else "answer"

@@ -1,0 +1,19 @@
+import socket
+
+import pytest
+
+from tests.conftest import NetworkBlocked
+
+
+def test_non_loopback_connect_is_refused() -> None:
+    with socket.socket() as s, pytest.raises(NetworkBlocked):
+        s.connect(("93.184.216.34", 80))
+
+
+def test_non_loopback_name_lookup_is_refused() -> None:
+    with pytest.raises(socket.gaierror):
+        socket.getaddrinfo("example.com", 80)
+
+
+def test_loopback_lookup_still_works() -> None:
+    assert socket.getaddrinfo("127.0.0.1", 80)
