@@ -7,9 +7,10 @@ this stream; none of them reach into the engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from .errors import SleuthError
 from .types import Result, Source
 
 
@@ -125,3 +126,8 @@ class Failed(Event):
     error: str
     code: str
     exit_code: int
+    exception: SleuthError | None = field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "error": self.error, "code": self.code,
+                "exit_code": self.exit_code}

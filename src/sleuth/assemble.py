@@ -1,0 +1,126 @@
+"""Turn settings (names, paths, flags) into a ready Engine. Only the edges call this.
+
+This is the one place where `--search=multi:a,b`, `--include`, the page cache and the LLM
+configuration become adapter instances; the engine itself only sees interfaces.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .engine import Engine
+from .errors import UsageError
+from .fetch.cache import CachedFetcher, SqlitePageCache
+from .fetch.http import FetchSettings, HttpFetcher
+from .llm.factory import LLMSettings, build_chat_model
+from .llm.meter import Meter
+from .ports import Fetcher, SearchBackend, Writer
+from .registry import BackendSettings
+from .search.spec import build_search
+from .types import ResearchRequest
+from .write.extractive import ExtractiveWriter
+from .write.llm import LLMWriter
+
+
+def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    return Path(env.get("SLEUTH_HOME") or "~/.sleuth").expanduser()
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything a run can be configured with, whatever interface it came from."""
+
+    search: str = "duckduckgo"
+    search_fallback: str = "wikipedia"
+    include: tuple[str, ...] = ()
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+    api_format: str = "auto"
+    context_tokens: int = 16000
+    max_cost: float | None = None
+    no_cache: bool = False
+    cache_ttl_s: float = 3600.0
+    fetch_timeout_s: float = 10.0
+    max_bytes: int = 5_000_000
+    pdf_max_pages: int = 50
+    allow_private_network: bool = False
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+
+@dataclass(slots=True)
+class Assembled:
+    engine: Engine
+    meter: Meter
+    fetcher: Fetcher
+
+    async def aclose(self) -> None:
+        await self.fetcher.aclose()
+
+
+def build_writer(settings: Settings, meter: Meter) -> Writer:
+    llm = LLMSettings.from_env(settings.env).with_overrides(
+        base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
+        api_format=settings.api_format, context_tokens=settings.context_tokens,
+    )
+    model = build_chat_model(llm, meter, stage="synth")
+    if model is None:
+        return ExtractiveWriter()
+    return LLMWriter(model, context_tokens=settings.context_tokens)
+
+
+def build_fetcher(settings: Settings) -> Fetcher:
+    fetcher: Fetcher = HttpFetcher(FetchSettings(
+        timeout_s=settings.fetch_timeout_s, max_bytes=settings.max_bytes,
+        pdf_max_pages=settings.pdf_max_pages, allow_private=settings.allow_private_network,
+    ))
+    if settings.no_cache:
+        return fetcher
+    cache = SqlitePageCache(sleuth_home(settings.env) / "cache.db", ttl_s=settings.cache_ttl_s)
+    return CachedFetcher(fetcher, cache)
+
+
+def backend_settings(settings: Settings) -> BackendSettings:
+    env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_")}
+    return BackendSettings(env=env, include=settings.include)
+
+
+def build_search_backends(
+    settings: Settings,
+) -> tuple[SearchBackend, SearchBackend | None, SearchBackend | None]:
+    """(primary, fallback, include) backends for a run."""
+    bs = backend_settings(settings)
+    primary = build_search(settings.search, bs)
+    fallback_spec = settings.search_fallback.strip()
+    fallback = None
+    if fallback_spec and fallback_spec != "none" and fallback_spec != settings.search:
+        fallback = build_search(fallback_spec, bs)
+    include = build_search("local", bs) if settings.include else None
+    return primary, fallback, include
+
+
+def assemble(settings: Settings) -> Assembled:
+    if settings.max_bytes < 1000:
+        raise UsageError("the page size cap must be at least 1000 bytes")
+    meter = Meter(settings.max_cost)
+    primary, fallback, include = build_search_backends(settings)
+    fetcher = build_fetcher(settings)
+    engine = Engine(primary, fetcher, build_writer(settings, meter), include=include,
+                    fallback=fallback, meter=meter)
+    return Assembled(engine, meter, fetcher)
+
+
+def request_from(question: str, **options: Any) -> ResearchRequest:
+    known = set(ResearchRequest.__dataclass_fields__)
+    unknown = set(options) - known
+    if unknown:
+        raise UsageError(f"unknown research option(s): {', '.join(sorted(unknown))}")
+    return ResearchRequest(question=question, **options)

@@ -1,0 +1,81 @@
+"""Shared click options. Every flag has a SLEUTH_* environment twin (flags win over env)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+
+
+def env(name: str) -> str:
+    return f"SLEUTH_{name.upper().replace('-', '_')}"
+
+
+def option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
+    """A click option whose env twin is SLEUTH_<LONG_NAME>, shown in --help."""
+    long = next(d for d in decls if d.startswith("--")).split("/")[0][2:]
+    kwargs.setdefault("envvar", env(long))
+    kwargs.setdefault("show_envvar", True)
+    return click.option(*decls, **kwargs)
+
+
+class Duration(click.ParamType):
+    """Seconds from `90`, `90s`, `500ms`, `10m` or `1h`."""
+
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, int | float):
+            return float(value)
+        match = DURATION.match(str(value))
+        if not match:
+            self.fail(f"{value!r} is not a duration (use e.g. 90s, 10m, 1h)", param, ctx)
+        number, unit = float(match.group(1)), match.group(2) or "s"
+        seconds = number * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[unit]
+        if seconds <= 0:
+            self.fail("the duration must be positive", param, ctx)
+        return seconds
+
+
+class CommaList(click.ParamType):
+    """`a,b` or repeated flags, flattened to a tuple of non-empty items."""
+
+    name = "list"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple | list):
+            return tuple(value)
+        return tuple(p.strip() for p in str(value).split(",") if p.strip())
+
+
+def flatten(values: tuple[tuple[str, ...], ...] | tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for item in values:
+        out.extend(item if isinstance(item, tuple) else [item])
+    return tuple(out)
+
+
+def search_options(f: F) -> F:
+    f = option("--include", type=CommaList(), multiple=True, metavar="PATH[,PATH]",
+               help="Local files or directories (.md .txt .html .pdf) to use as sources.")(f)
+    f = option("--search-fallback", default="wikipedia", show_default=True, metavar="SPEC",
+               help="Backend to retry a round through when search finds nothing ('none' "
+                    "disables).")(f)
+    f = option("--search", default="duckduckgo", show_default=True, metavar="SPEC",
+               help="Search backend: a name, or multi:a,b,c.")(f)
+    return f
+
+
+def llm_options(f: F) -> F:
+    f = option("--api-format", type=click.Choice(["auto", "openai", "anthropic"]),
+               default="auto", show_default=True, help="LLM wire format.")(f)
+    f = option("--model", default=None, help="Model that writes the answer.")(f)
+    f = option("--api-key", default=None, help="LLM API key (several: key1,key2).")(f)
+    f = option("--base-url", default=None,
+               help="OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp, ...).")(f)
+    return f

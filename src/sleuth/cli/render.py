@@ -1,0 +1,97 @@
+"""Rendering for the terminal: the live progress line, --verbose events, the final answer."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from ..events import (
+    Done, Event, Failed, Fetched, FetchSkipped, Notice, PassagesKept, Planned, Searched,
+    SearchDegraded, WriterDelta, WriterStarted,
+)
+from ..types import Result
+
+
+class Progress:
+    """Consumes engine events: a one-line live status in a TTY, every event with --verbose."""
+
+    def __init__(self, stream: TextIO | None = None, verbose: bool = False,
+                 live: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.verbose = verbose
+        self.live = self.stream.isatty() if live is None else live
+        self.read = self.skipped = 0
+        self._shown = False
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, Notice):
+            self._line(f"sleuth: {event.message}", keep=True)
+        elif self.verbose and not isinstance(event, WriterDelta):
+            self._line(event.describe(), keep=True)
+        elif self.live:
+            status = self._status(event)
+            if status:
+                self._line(status, keep=False)
+
+    def _status(self, event: Event) -> str | None:
+        if isinstance(event, Planned):
+            return f"searching: {', '.join(event.queries)[:70]}"
+        if isinstance(event, Searched):
+            return f"found {event.results} results ({event.backend})"
+        if isinstance(event, SearchDegraded):
+            return f"search backend {event.backend} failed: {event.error}"[:100]
+        if isinstance(event, Fetched | FetchSkipped):
+            self.read += isinstance(event, Fetched)
+            self.skipped += isinstance(event, FetchSkipped)
+            return f"reading: {self.read} read, {self.skipped} skipped"
+        if isinstance(event, PassagesKept):
+            return f"kept {event.passages} passages from {event.sources} sources"
+        if isinstance(event, WriterStarted):
+            return f"writing ({event.writer})"
+        return None
+
+    def _line(self, text: str, keep: bool) -> None:
+        if self.live:
+            self.stream.write("\r\x1b[2K")
+        if keep:
+            self.stream.write(text + "\n")
+        else:
+            self.stream.write(text[:120])
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.live:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
+def markdown(result: Result) -> str:
+    """The answer followed by its source list."""
+    body = result.answer or ""
+    lines = [body.rstrip(), "", "## Sources", ""]
+    cited = {c.number for c in result.citations}
+    for s in result.sources:
+        mark = "" if s.number in cited else " (not cited)"
+        extra = " · search snippet only" if s.snippet else ""
+        when = f" · published {s.published}" if s.published else ""
+        lines.append(f"[{s.number}] {s.title} — {s.url}{when}{extra}{mark}")
+    return "\n".join(lines) + "\n"
+
+
+def as_json(result: Result) -> str:
+    return json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n"
+
+
+def confidence_line(result: Result) -> str:
+    v = result.verification
+    checks = f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
+    return f"confidence · {result.confidence} · {len(result.sources)} sources · {checks}"
+
+
+def failure_line(event: Failed) -> str:
+    return f"sleuth: {event.error}"
+
+
+def is_done(event: Event) -> bool:
+    return isinstance(event, Done | Failed)

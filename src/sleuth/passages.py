@@ -1,0 +1,116 @@
+"""Split page text into passages and rank them against the question with BM25.
+
+Passages follow paragraph and sentence boundaries, aim for 60–200 words, and keep the character
+offset of their first character in the page's extracted text, so a quote can be found again.
+Ranking uses SQLite FTS5's bm25() (stdlib, porter stemming): no extra dependency, and fast enough
+for a few thousand passages per run.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .text import content_tokens, split_sentences
+
+MIN_WORDS = 60
+MAX_WORDS = 200
+PARAGRAPH = re.compile(r"\S(?:.*\S)?", re.UNICODE)  # a non-blank line, trimmed
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    start: int
+    text: str
+
+    @property
+    def n_words(self) -> int:
+        return len(self.text.split())
+
+
+def _paragraphs(text: str) -> list[Chunk]:
+    return [Chunk(m.start(), m.group()) for m in PARAGRAPH.finditer(text)]
+
+
+def _split_long(chunk: Chunk) -> list[Chunk]:
+    """Break a paragraph over MAX_WORDS at sentence boundaries (or word boundaries, last resort)."""
+    pieces: list[Chunk] = []
+    current: list[tuple[int, str]] = []
+    count = 0
+    for offset, sentence in split_sentences(chunk.text) or [(0, chunk.text)]:
+        n = len(sentence.split())
+        if current and count + n > MAX_WORDS:
+            pieces.append(_join(chunk, current))
+            current, count = [], 0
+        current.append((offset, sentence))
+        count += n
+    if current:
+        pieces.append(_join(chunk, current))
+    return [p for part in pieces for p in _hard_split(part)]
+
+
+def _join(parent: Chunk, sentences: list[tuple[int, str]]) -> Chunk:
+    first, last = sentences[0], sentences[-1]
+    end = last[0] + len(last[1])
+    return Chunk(parent.start + first[0], parent.text[first[0] : end])
+
+
+def _hard_split(chunk: Chunk) -> list[Chunk]:
+    if chunk.n_words <= MAX_WORDS * 1.5:
+        return [chunk]
+    spans = [m for m in re.finditer(r"\S+", chunk.text)]
+    out = []
+    for i in range(0, len(spans), MAX_WORDS):
+        group = spans[i : i + MAX_WORDS]
+        out.append(Chunk(chunk.start + group[0].start(), chunk.text[group[0].start() : group[-1].end()]))
+    return out
+
+
+def split_passages(text: str) -> list[Chunk]:
+    """Paragraph-aligned passages of roughly MIN_WORDS..MAX_WORDS words, offsets preserved."""
+    merged: list[Chunk] = []
+    for para in _paragraphs(text):
+        for piece in _split_long(para) if para.n_words > MAX_WORDS else [para]:
+            prev = merged[-1] if merged else None
+            if prev and prev.n_words < MIN_WORDS and prev.n_words + piece.n_words <= MAX_WORDS:
+                merged[-1] = Chunk(prev.start, text[prev.start : piece.start + len(piece.text)])
+            else:
+                merged.append(piece)
+    return merged
+
+
+def fts_query(question: str) -> str:
+    tokens = dict.fromkeys(t.replace('"', "") for t in content_tokens(question))
+    return " OR ".join(f'"{t}"' for t in list(tokens)[:40] if t)
+
+
+def bm25_scores(
+    question: str, docs: Sequence[str], titles: Sequence[str] | None = None,
+    title_weight: float = 0.5,
+) -> list[float]:
+    """BM25 of each doc against the question (higher is better, 0 when nothing matches)."""
+    scores = [0.0] * len(docs)
+    query = fts_query(question)
+    if not query or not docs:
+        return scores
+    titles = titles if titles is not None else [""] * len(docs)
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute(
+            "create virtual table p using fts5(title, body, tokenize='porter unicode61 "
+            "remove_diacritics 2')"
+        )
+        db.executemany(
+            "insert into p(rowid, title, body) values (?, ?, ?)",
+            ((i, titles[i], docs[i]) for i in range(len(docs))),
+        )
+        rows = db.execute(
+            "select rowid, bm25(p, ?, 1.0) from p where p match ?", (title_weight, query)
+        ).fetchall()
+    finally:
+        db.close()
+    for rowid, score in rows:
+        scores[rowid] = -float(score)
+    return scores
