@@ -16,7 +16,7 @@ from .engine import Engine
 from .errors import UsageError
 from .fetch.cache import CachedFetcher, SqlitePageCache
 from .fetch.http import FetchSettings, HttpFetcher
-from .llm.factory import LLMSettings, build_chat_model
+from .llm.factory import LLMSettings, build_chat_model, make_meter
 from .llm.meter import Meter
 from .ports import Fetcher, SearchBackend, Writer
 from .registry import BackendSettings
@@ -66,12 +66,15 @@ class Assembled:
         await self.fetcher.aclose()
 
 
-def build_writer(settings: Settings, meter: Meter) -> Writer:
-    llm = LLMSettings.from_env(settings.env).with_overrides(
-        base_url=settings.base_url, api_key=settings.api_key, model=settings.model,
-        api_format=settings.api_format, context_tokens=settings.context_tokens,
+def llm_settings(settings: Settings) -> LLMSettings:
+    return LLMSettings.from_env(
+        settings.env, base_url=settings.base_url, api_keys=settings.api_key,
+        model=settings.model, api_format=settings.api_format, max_cost=settings.max_cost,
     )
-    model = build_chat_model(llm, meter, stage="synth")
+
+
+def build_writer(settings: Settings, meter: Meter) -> Writer:
+    model = build_chat_model(llm_settings(settings), meter, stage="synth")
     if model is None:
         return ExtractiveWriter()
     return LLMWriter(model, context_tokens=settings.context_tokens)
@@ -101,7 +104,8 @@ def build_search_backends(
     primary = build_search(settings.search, bs)
     fallback_spec = settings.search_fallback.strip()
     fallback = None
-    if fallback_spec and fallback_spec != "none" and fallback_spec != settings.search:
+    wants_fallback = settings.search not in ("none", "local", fallback_spec)
+    if fallback_spec and fallback_spec != "none" and wants_fallback:
         fallback = build_search(fallback_spec, bs)
     include = build_search("local", bs) if settings.include else None
     return primary, fallback, include
@@ -110,7 +114,7 @@ def build_search_backends(
 def assemble(settings: Settings) -> Assembled:
     if settings.max_bytes < 1000:
         raise UsageError("the page size cap must be at least 1000 bytes")
-    meter = Meter(settings.max_cost)
+    meter = make_meter(llm_settings(settings))
     primary, fallback, include = build_search_backends(settings)
     fetcher = build_fetcher(settings)
     engine = Engine(primary, fetcher, build_writer(settings, meter), include=include,

@@ -118,16 +118,16 @@ class Engine:
         self, queries: Sequence[str], request: ResearchRequest, state: RunState,
         side: list[Event],
     ) -> list[list[SearchResult]]:
+        local: list[list[SearchResult]] = []
+        if self.include is not None:
+            local = await self._search_all(self.include, queries, request, state, side)
         lists = await self._search_all(self.search, queries, request, state, side)
-        if not any(lists) and self.fallback is not None:
+        if not any(lists) and not any(local) and self.fallback is not None:
             side.append(Notice(
                 f"search found nothing ({'; '.join(state.causes) or 'no results'}); "
                 f"retrying through the fallback backend {self.fallback.name}"))
             lists = await self._search_all(self.fallback, queries, request, state, side)
-        if self.include is not None:
-            local = await self._search_all(self.include, queries, request, state, side)
-            lists = local + lists
-        return lists
+        return local + lists
 
     async def _search_all(
         self, backend: SearchBackend, queries: Sequence[str], request: ResearchRequest,

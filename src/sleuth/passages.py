@@ -13,11 +13,10 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .text import content_tokens, split_sentences
+from .text import content_tokens, paragraph_spans, split_sentences
 
 MIN_WORDS = 60
 MAX_WORDS = 200
-PARAGRAPH = re.compile(r"\S(?:.*\S)?", re.UNICODE)  # a non-blank line, trimmed
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +30,12 @@ class Chunk:
 
 
 def _paragraphs(text: str) -> list[Chunk]:
-    return [Chunk(m.start(), m.group()) for m in PARAGRAPH.finditer(text)]
+    out = []
+    for start, end in paragraph_spans(text):
+        chunk = text[start:end]
+        lead = len(chunk) - len(chunk.lstrip())
+        out.append(Chunk(start + lead, chunk.strip()))
+    return out
 
 
 def _split_long(chunk: Chunk) -> list[Chunk]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
-SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-Ý])")
+X
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof sr jr st vs etc e.g i.e u.s u.k no fig inc ltd co corp approx".split()
 )
@@ -55,3 +55,43 @@ def clip(text: str, limit: int) -> str:
         return text
     cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
     return cut + "…"
+
+
+LINE_RE = re.compile(r"[^\n]+")
+MARKUP_START = re.compile(r"^\s*(?:#{1,6}\s|\||```|<|[-*+]\s|\d+[.)]\s)")
+SENTENCE_ENDS = (".", "!", "?", ":", ";", '"', "”", ")")
+
+
+def paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each paragraph, re-joining soft-wrapped lines (markdown, plain text).
+
+    A line continues into the next when it is long, does not end a sentence, is followed by a
+    single line break, and the next line is not markup; short lines (headings, list items)
+    stand alone. Extracted HTML has one paragraph per line and is left as it is.
+    """
+    spans: list[tuple[int, int]] = []
+    joined = False
+    for match in LINE_RE.finditer(text):
+        line = match.group()
+        if not line.strip():
+            joined = False
+            continue
+        if joined and spans and not MARKUP_START.match(line):
+            spans[-1] = (spans[-1][0], match.end())
+        else:
+            spans.append((match.start(), match.end()))
+        end = match.end()
+        single_break = text[end : end + 1] == "\n" and text[end + 1 : end + 2] not in ("\n", "")
+        joined = len(line) >= 60 and not line.rstrip().endswith(SENTENCE_ENDS) and single_break
+    return spans
+
+
+SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A crude suffix stripper: enough for "checks"/"checked"/"checking" to meet."""
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word

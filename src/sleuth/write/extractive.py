@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from ..ports import WriteTask
-from ..text import content_tokens, split_sentences
+from ..text import content_tokens, paragraph_spans, split_sentences, stem
 from ..types import Source
 
 NOTICE = (
@@ -35,16 +35,31 @@ class Candidate:
     tokens: frozenset[str]
 
 
+# Footnote-style markers inside page text ("[12]", "[citation needed]") must not pass as ours.
+FOREIGN_MARKER = re.compile(r"\s*\[(?:\d+(?:\s*[-–,;]\s*\d+)*|[a-z ]{3,25})\]")
+MARKUP_LINE = re.compile(r"^\s*(?:#{1,6}\s|\||```|<)")
+
+
 def _sentences(sources: Sequence[Source]) -> list[Candidate]:
     out: list[Candidate] = []
     for source in sources:
         for rank, passage in enumerate(source.passages):
-            for offset, sentence in split_sentences(passage.text):
-                sentence = " ".join(sentence.split())
-                n = len(sentence.split())
-                if MIN_WORDS <= n <= MAX_WORDS and _looks_like_prose(sentence):
-                    out.append(Candidate(source.number, rank, passage.start + offset, sentence,
-                                         frozenset(content_tokens(sentence))))
+            for start, end in paragraph_spans(passage.text):
+                line = " ".join(passage.text[start:end].split())
+                if not MARKUP_LINE.match(line):
+                    out.extend(_line_candidates(source.number, rank, passage.start + start, line))
+    return out
+
+
+def _line_candidates(number: int, rank: int, start: int, line: str) -> list[Candidate]:
+    out = []
+    body = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line)
+    for offset, sentence in split_sentences(body):
+        sentence = " ".join(FOREIGN_MARKER.sub("", sentence).split())
+        n = len(sentence.split())
+        if MIN_WORDS <= n <= MAX_WORDS and _looks_like_prose(sentence) and "``" not in sentence:
+            out.append(Candidate(number, rank, start + offset, sentence,
+                                 frozenset(stem(t) for t in content_tokens(sentence))))
     return out
 
 
@@ -54,7 +69,7 @@ def _looks_like_prose(sentence: str) -> bool:
 
 
 def _score(cands: Sequence[Candidate], question: str) -> list[float]:
-    wanted = set(content_tokens(question))
+    wanted = {stem(t) for t in content_tokens(question)}
     df = Counter(t for c in cands for t in c.tokens)
     n = max(1, len(cands))
     scores = []
@@ -93,6 +108,20 @@ def cite_sentence(c: Candidate) -> str:
     return f"{c.text} [{c.number}]."
 
 
+def paragraphs(chosen: Sequence[Candidate]) -> str:
+    """The lead sentence alone, then one paragraph per source, so the answer reads in order."""
+    if not chosen:
+        return ""
+    blocks = [cite_sentence(chosen[0])]
+    current = -1
+    for cand in chosen[1:]:
+        if cand.number != current:
+            blocks.append("")
+            current = cand.number
+        blocks[-1] = (blocks[-1] + " " + cite_sentence(cand)).strip()
+    return "\n\n".join(blocks)
+
+
 class ExtractiveWriter:
     """Writer with no model: quotes the best-supported sentences, each cited."""
 
@@ -107,13 +136,12 @@ class ExtractiveWriter:
             for chunk in self._report(task):
                 yield chunk
             return
-        chosen = select(task.sources, task.question, self.sentences)
-        yield " ".join(cite_sentence(c) for c in chosen)
+        yield paragraphs(select(task.sources, task.question, self.sentences))
 
     def _report(self, task: WriteTask) -> list[str]:
         """A sectioned report: an overview, then one section per source's best sentences."""
         overview = select(task.sources, task.question, 3)
-        parts = ["## Overview\n\n" + " ".join(cite_sentence(c) for c in overview) + "\n"]
+        parts = ["## Overview\n\n" + paragraphs(overview) + "\n"]
         used = {c.text for c in overview}
         for source in task.sources:
             own = [c for c in select([source], task.question, 3) if c.text not in used]

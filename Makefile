@@ -1,0 +1,41 @@
+# Sleuth — developer entry points. `make demo` and `make test` work on a fresh machine.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+EXTRAS ?= dev
+comma := ,
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+QUESTION ?= How does Sleuth check that a citation is supported by its source?
+
+.PHONY: setup demo test lint format bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
+	touch $@
+
+## Answer a real question, with citations, from Sleuth's own docs/ (offline, no LLM needed).
+demo: setup
+	$(BIN)/sleuth ask "$(QUESTION)" --search=none --include=docs/
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+
+format: setup
+	$(BIN)/ruff format src tests bench
+	$(BIN)/ruff check --fix src tests bench
+
+## Report card on ../shared/bench (offline web); writes bench/results/<date>-<version>.md
+bench: setup
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
