@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
-X
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[`*]?[A-Z0-9À-Ý`])")
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof sr jr st vs etc e.g i.e u.s u.k no fig inc ltd co corp approx".split()
 )
