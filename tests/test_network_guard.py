@@ -2,7 +2,7 @@ import socket
 
 import pytest
 
-from tests.conftest import NetworkBlocked
+from sitecustomize import NetworkBlocked
 
 
 def test_non_loopback_connect_is_refused() -> None:
@@ -24,7 +24,6 @@ def test_subprocesses_get_the_same_guard() -> None:
     import sys
 
     code = "import socket; socket.create_connection(('93.184.216.34', 80), timeout=1)"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0
     assert "blocked in tests" in proc.stderr

@@ -23,6 +23,21 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "sleuth.search.searxng",
     "sleuth.search.local",
     "sleuth.search.none",
+    "sleuth.search.duckduckgo",
+    "sleuth.search.news",
+    "sleuth.search.brave",
+    "sleuth.search.tavily",
+    "sleuth.search.exa",
+    "sleuth.search.wikipedia",
+    "sleuth.search.arxiv",
+    "sleuth.search.github",
+    "sleuth.search.hackernews",
+    "sleuth.search.stackexchange",
+    "sleuth.search.pubmed",
+    "sleuth.search.semanticscholar",
+    "sleuth.search.openalex",
+    "sleuth.search.auto",
+    "sleuth.search.multi",
 )
 
 
@@ -57,7 +72,12 @@ class Registry(Generic[F]):
         self._aliases: dict[str, str] = {}
 
     def register(
-        self, name: str, factory: F, *, summary: str = "", needs: str = "",
+        self,
+        name: str,
+        factory: F,
+        *,
+        summary: str = "",
+        needs: str = "",
         aliases: tuple[str, ...] = (),
     ) -> None:
         self._entries[name] = Entry(name, factory, summary, needs)

@@ -1,0 +1,59 @@
+"""PDF bytes to text with pypdfium2 (fast, permissively licensed), up to a page cap."""
+
+from __future__ import annotations
+
+import re
+
+import pypdfium2
+
+from ..errors import FetchError
+from .extract import Extracted
+
+# PDF dates look like "D:20200131093000+01'00'"; the date part is all we keep.
+_PDF_DATE = re.compile(r"^(?:D:)?(\d{4})(\d{2})(\d{2})")
+
+
+def extract_pdf(data: bytes, *, max_pages: int = 50) -> Extracted:
+    try:
+        document = pypdfium2.PdfDocument(data)
+    except pypdfium2.PdfiumError as exc:
+        raise FetchError(f"unreadable pdf: {exc}") from exc
+    try:
+        metadata = document.get_metadata_dict(skip_empty=True)
+        pages = [_page_text(document, i) for i in range(min(len(document), max_pages))]
+    finally:
+        document.close()
+    text = "\n\n".join(p for p in pages if p)
+    title = " ".join(str(metadata.get("Title", "")).split()) or _first_line(text)
+    return Extracted(title=title, text=text, published=_pdf_date(metadata.get("CreationDate", "")))
+
+
+def _page_text(document: pypdfium2.PdfDocument, index: int) -> str:
+    page = document[index]
+    try:
+        textpage = page.get_textpage()
+        try:
+            raw = textpage.get_text_range()
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+    # pdfium ends lines with CRLF; keep paragraphs, drop the trailing spaces of each line.
+    return "\n".join(line.rstrip() for line in raw.replace("\r\n", "\n").split("\n")).strip()
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:200]
+    return ""
+
+
+def _pdf_date(value: str) -> str | None:
+    match = _PDF_DATE.match(value.strip())
+    if not match:
+        return None
+    year, month, day = match.groups()
+    if not ("01" <= month <= "12" and "01" <= day <= "31"):
+        return None
+    return f"{year}-{month}-{day}"

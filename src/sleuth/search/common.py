@@ -1,0 +1,258 @@
+"""Helpers every search backend shares: one HTTP client with one error mapping, URL
+normalization for dedupe, redirect unwrapping, the keyword ladder, and date/text cleanup.
+
+Backends differ only in how they build a request and read a response; how a timeout, a 429 or a
+non-JSON body becomes a `SearchError` is decided here once, so every backend fails the same way.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import ssl
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from functools import cache
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+
+import httpx2
+
+from ..errors import MissingKeyError, RateLimitedError, SearchError
+from ..registry import BackendSettings
+from ..types import SearchResult
+
+USER_AGENT = "Sleuth/0.1 (local research engine; +https://pypi.org/project/sleuth/)"
+
+# Responses a backend recognises as throttling besides HTTP 429 (e.g. GitHub's 403).
+ThrottleCheck = Callable[[httpx2.Response], bool]
+
+
+# ---------------------------------------------------------------- settings
+
+
+def endpoint(settings: BackendSettings, name: str, default: str) -> str:
+    """`SLEUTH_<NAME>_ENDPOINT` when set (self-hosted mirrors, replay servers), else `default`."""
+    override = settings.env.get(f"SLEUTH_{name.upper()}_ENDPOINT", "").strip()
+    return (override or default).rstrip("/")
+
+
+def require(settings: BackendSettings, var: str, backend: str) -> str:
+    value = settings.env.get(var, "").strip()
+    if not value:
+        raise MissingKeyError(f"the {backend} search backend needs {var} to be set", backend)
+    return value
+
+
+# ---------------------------------------------------------------- HTTP
+
+
+@cache
+def _tls() -> ssl.SSLContext:
+    # Building a TLS context costs ~0.1 s; one per process instead of one per search.
+    return httpx2.create_ssl_context()
+
+
+def _no_throttle(response: httpx2.Response) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Http:
+    """A per-backend HTTP caller: one timeout, proxies from the environment, errors mapped."""
+
+    backend: str
+    timeout_s: float = 10.0
+    transport: httpx2.AsyncBaseTransport | None = None  # tests inject a MockTransport
+    throttled: ThrottleCheck = _no_throttle
+
+    @classmethod
+    def from_settings(
+        cls, backend: str, settings: BackendSettings, throttled: ThrottleCheck = _no_throttle
+    ) -> Http:
+        return cls(backend, settings.timeout_s, settings.extra.get("transport"), throttled)
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        json: Any = None,
+    ) -> httpx2.Response:
+        all_headers = {"User-Agent": USER_AGENT, **(headers or {})}
+        async with httpx2.AsyncClient(
+            timeout=self.timeout_s,
+            transport=self.transport,
+            trust_env=True,
+            verify=_tls(),
+            follow_redirects=True,
+        ) as client:
+            try:
+                response = await client.request(
+                    method, url, params=params, headers=all_headers, json=json
+                )
+            except httpx2.TimeoutException as exc:
+                raise self.error(f"timed out after {self.timeout_s:g} s") from exc
+            except httpx2.HTTPError as exc:
+                raise self.error(f"request failed: {type(exc).__name__}: {exc}") from exc
+        self.check_status(response)
+        return response
+
+    def check_status(self, response: httpx2.Response) -> None:
+        status = response.status_code
+        if status == 429 or self.throttled(response):
+            wait = response.headers.get("Retry-After")
+            hint = f"; retry after {wait} s" if wait else ""
+            cause = f"{self.backend}: rate limited (HTTP {status}{hint})"
+            raise RateLimitedError(cause, self.backend)
+        if status in (401, 403):
+            raise self.error(f"HTTP {status}: the service refused the request (check the key)")
+        if status >= 400:
+            raise self.error(f"HTTP {status}: {_excerpt(response.text)}")
+
+    async def get_json(self, url: str, **kwargs: Any) -> Any:
+        return self.decode_json(await self.request("GET", url, **kwargs))
+
+    async def post_json(self, url: str, body: Any, **kwargs: Any) -> Any:
+        return self.decode_json(await self.request("POST", url, json=body, **kwargs))
+
+    def decode_json(self, response: httpx2.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise self.error(f"returned non-JSON: {_excerpt(response.text)!r}") from exc
+
+    def error(self, cause: str) -> SearchError:
+        return SearchError(f"{self.backend}: {cause}", self.backend)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Turn a response that lacks the documented fields into a SearchError, not a crash."""
+        try:
+            yield
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise self.error(f"unexpected response shape ({type(exc).__name__}: {exc})") from exc
+
+
+def _excerpt(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat[:limit] + ("…" if len(flat) > limit else "")
+
+
+# ---------------------------------------------------------------- URLs
+
+_TRACKING = re.compile(r"^(utm_.*|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|yclid|_ga)$", re.I)
+
+
+def normalize_url(url: str) -> str:
+    """The key two results share when they are the same page (used for dedupe, not fetching)."""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    if parts.port and (parts.scheme, parts.port) not in (("http", 80), ("https", 443)):
+        host = f"{host}:{parts.port}"
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, True) if not _TRACKING.match(k)])
+    path = parts.path.rstrip("/")
+    return urlunsplit((parts.scheme.lower(), host, path, query, ""))
+
+
+# Parameters that redirect wrappers (Bing news, Google, DuckDuckGo) use for the real URL.
+_TARGET_PARAMS = ("url", "u", "uddg", "q", "target", "dest")
+_YAHOO_RU = re.compile(r"/RU=([^/]+)/")
+
+
+def unwrap_redirect(url: str) -> str:
+    """The publisher URL inside a search engine's click-tracking link, else `url` unchanged."""
+    parts = urlsplit(url)
+    for key, value in parse_qsl(parts.query):
+        if key.lower() in _TARGET_PARAMS and value.startswith(("http://", "https://")):
+            return unwrap_redirect(value)
+    match = _YAHOO_RU.search(parts.path)
+    if match and unquote(match.group(1)).startswith(("http://", "https://")):
+        return unquote(match.group(1))
+    return url
+
+
+# ---------------------------------------------------------------- text
+
+# Words that carry no search meaning; dropped when a question is cut down to keywords.
+_STOPWORD_TEXT = """
+a about above after again all also am an and any are as at be because been before being between
+both but by can could did do does doing down during each few for from further had has have having
+he her here hers how i if in into is it its itself just me more most my no nor not now of off on
+once only or other our out over own same she should so some such than that the their them then
+there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours best way ways good get use using used vs versus
+tell explain please
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_WORD = re.compile(r"[\w][\w+#.\-]*[\w+#]|[\w]", re.UNICODE)
+
+
+def content_tokens(text: str) -> list[str]:
+    """The words of a query that carry meaning, in order, without stopwords or repeats."""
+    seen: list[str] = []
+    for word in _WORD.findall(text):
+        if word.lower() not in STOPWORDS and word.lower() not in (w.lower() for w in seen):
+            seen.append(word)
+    return seen
+
+
+def keyword_ladder(text: str) -> list[str]:
+    """Shorter keyword queries to retry a zero-result question with: 4, then 2, then 1 tokens."""
+    tokens = content_tokens(text)
+    rungs: list[str] = []
+    for size in (4, 2, 1):
+        rung = " ".join(tokens[:size])
+        if rung and rung != text.strip() and rung not in rungs:
+            rungs.append(rung)
+    return rungs
+
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def strip_html(text: str | None, limit: int = 400) -> str:
+    flat = " ".join(html.unescape(_TAG.sub(" ", text or "")).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+# ---------------------------------------------------------------- dates
+
+
+def iso_date(value: Any) -> str | None:
+    """`YYYY-MM-DD` from an ISO string, `YYYY/MM/DD ...`, or epoch seconds; None if unknown."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value, UTC).date().isoformat()
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip().replace("/", "-")
+    for candidate in (text, text[:19], text[:10]):
+        try:
+            return datetime.fromisoformat(candidate).date().isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+def days_since(since: date, today: date | None = None) -> int:
+    return max(0, ((today or datetime.now(UTC).date()) - since).days)
+
+
+async def search_with_ladder(
+    search_once: Callable[[str], Awaitable[list[SearchResult]]], text: str
+) -> list[SearchResult]:
+    """Run `text`; if it finds nothing, retry with 4, 2, then 1 content tokens.
+
+    Keyword engines (MediaWiki, StackExchange) match every word, so a natural-language question
+    often finds nothing while its key terms find the right pages.
+    """
+    results = await search_once(text)
+    for rung in keyword_ladder(text) if not results else []:
+        results = await search_once(rung)
+        if results:
+            break
+    return results

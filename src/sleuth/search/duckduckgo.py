@@ -1,0 +1,190 @@
+"""`duckduckgo`: keyless web search through the `ddgs` library, Sleuth's default backend.
+
+ddgs is blocking, so each call runs in a worker thread, and calls are spaced process-wide by
+`SLEUTH_DDG_DELAY_MS` (default 1000) because DuckDuckGo throttles bursts. ddgs answers a
+throttled or blocked request with "No results found." (it drops non-200 pages silently), and a
+genuinely empty answer across all its engines is vanishingly rare, so that message is reported as
+a rate limit: throttling must never look like an empty round.
+
+Testing aid: `SLEUTH_DDG_REPLAY=FILE` answers from a recorded JSON file instead of the network
+(a list of ddgs result dicts, or `{"text": ..., "news": ...}`, where a value may also be
+`{"raise": "RatelimitException", "message": "..."}`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from ..errors import RateLimitedError, SearchError, UsageError
+from ..ports import SearchBackend, SearchQuery
+from ..registry import BackendSettings, Registries
+from ..types import SearchResult
+from .common import days_since, iso_date, strip_html, unwrap_redirect
+
+NAME = "duckduckgo"
+Kind = Literal["text", "news"]
+
+
+class DDGSLike(Protocol):
+    def text(self, query: str, **kwargs: Any) -> list[dict[str, Any]]: ...
+
+    def news(self, query: str, **kwargs: Any) -> list[dict[str, Any]]: ...
+
+
+@dataclass(slots=True)
+class Pacer:
+    """Spaces calls process-wide; runs inside the worker thread, so a plain lock is enough."""
+
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    _next: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def wait(self, delay_s: float) -> None:
+        with self._lock:
+            now = self.clock()
+            if self._next > now:
+                self.sleep(self._next - now)
+                now = self._next
+            self._next = now + delay_s
+
+
+PACER = Pacer()
+
+
+@dataclass(slots=True)
+class DDGSearch:
+    """One ddgs category (`text` or `news`) behind the SearchBackend interface."""
+
+    client: DDGSLike
+    name: str = NAME
+    kind: Kind = "text"
+    delay_s: float = 1.0
+    engine: str = "auto"  # ddgs `backend`: auto, or e.g. "duckduckgo", "bing,brave"
+    pacer: Pacer = field(default_factory=lambda: PACER)
+
+    async def search(self, query: SearchQuery) -> list[SearchResult]:
+        rows = await asyncio.to_thread(self._call, query)
+        try:
+            return [self._result(row, rank) for rank, row in enumerate(rows, 1)]
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise SearchError(f"{self.name}: unexpected ddgs result ({exc!r})", self.name) from exc
+
+    def _call(self, query: SearchQuery) -> list[dict[str, Any]]:
+        from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
+
+        self.pacer.wait(self.delay_s)
+        method = self.client.news if self.kind == "news" else self.client.text
+        try:
+            rows = method(
+                query.text,
+                region="us-en",
+                safesearch="moderate",
+                timelimit=_timelimit(query.since),
+                max_results=query.limit,
+                backend=self.engine,
+            )
+        except RatelimitException as exc:
+            raise RateLimitedError(f"{self.name}: rate limited ({exc})", self.name) from exc
+        except TimeoutException as exc:
+            raise SearchError(f"{self.name}: timed out ({exc})", self.name) from exc
+        except DDGSException as exc:
+            if "no results found" in str(exc).lower():
+                cause = f"{self.name}: no results from any engine (throttled or blocked)"
+                raise RateLimitedError(cause, self.name) from exc
+            raise SearchError(f"{self.name}: {exc}", self.name) from exc
+        if not isinstance(rows, list):
+            raise SearchError(f"{self.name}: ddgs returned {type(rows).__name__}", self.name)
+        return rows[: query.limit]
+
+    def _result(self, row: dict[str, Any], rank: int) -> SearchResult:
+        url = unwrap_redirect(row["url"] if self.kind == "news" else row["href"])
+        snippet = strip_html(row.get("body"))
+        if self.kind == "news" and row.get("source"):
+            snippet = f"{row['source']}: {snippet}"
+        return SearchResult(
+            url=url,
+            title=strip_html(row.get("title") or url),
+            snippet=snippet,
+            backend=self.name,
+            rank=rank,
+            published=iso_date(row.get("date")),
+        )
+
+
+def _timelimit(since: date | None) -> str | None:
+    if since is None:
+        return None
+    days = days_since(since)
+    return "d" if days <= 1 else "w" if days <= 7 else "m" if days <= 31 else "y"
+
+
+# ---------------------------------------------------------------- building
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayDDGS:
+    """Answers ddgs calls from a recorded JSON file (SLEUTH_DDG_REPLAY; a testing aid)."""
+
+    path: Path
+
+    def text(self, query: str, **kwargs: Any) -> list[dict[str, Any]]:
+        return self._answer("text")
+
+    def news(self, query: str, **kwargs: Any) -> list[dict[str, Any]]:
+        return self._answer("news")
+
+    def _answer(self, kind: str) -> list[dict[str, Any]]:
+        from ddgs import exceptions
+
+        data = json.loads(self.path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "raise" not in data:
+            data = data.get(kind, [])
+        if isinstance(data, dict):
+            error = getattr(exceptions, str(data["raise"]), exceptions.DDGSException)
+            raise error(data.get("message", "replayed error"))
+        return data  # type: ignore[no-any-return]
+
+
+def ddgs_client(settings: BackendSettings) -> DDGSLike:
+    """The injected client (tests), a replay file (CLI tests), or the real ddgs."""
+    injected = settings.extra.get("ddgs")
+    if injected is not None:
+        return injected  # type: ignore[no-any-return]
+    replay = settings.env.get("SLEUTH_DDG_REPLAY", "").strip()
+    if replay:
+        return ReplayDDGS(Path(replay))
+    from ddgs import DDGS
+
+    return DDGS(timeout=max(1, round(settings.timeout_s)))
+
+
+def delay_s(settings: BackendSettings) -> float:
+    raw = settings.env.get("SLEUTH_DDG_DELAY_MS", "1000").strip() or "1000"
+    try:
+        return max(0, int(raw)) / 1000
+    except ValueError as exc:
+        raise UsageError(f"SLEUTH_DDG_DELAY_MS must be milliseconds, got {raw!r}") from exc
+
+
+def factory(settings: BackendSettings, regs: Registries) -> SearchBackend:
+    return DDGSearch(
+        ddgs_client(settings), NAME, "text", delay_s(settings), settings.option or "auto"
+    )
+
+
+def register(regs: Registries) -> None:
+    regs.search.register(
+        NAME,
+        factory,
+        summary="DuckDuckGo and friends via ddgs (keyless; default)",
+        aliases=("ddg", "ddgs"),
+    )

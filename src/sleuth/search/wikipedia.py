@@ -1,0 +1,82 @@
+"""`wikipedia`: the MediaWiki search API (`action=query&list=search`) of one Wikipedia language
+(`SLEUTH_WIKIPEDIA_LANG`, default `en`). Page URLs are built from titles, as MediaWiki does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx2
+
+from ..errors import RateLimitedError
+from ..ports import SearchBackend, SearchQuery
+from ..registry import BackendSettings, Registries
+from ..types import SearchResult
+from .common import Http, endpoint, search_with_ladder, strip_html
+
+NAME = "wikipedia"
+
+
+@dataclass(slots=True)  # not frozen: SearchBackend.name is a settable protocol member
+class Wikipedia:
+    http: Http
+    api: str
+    lang: str
+    name: str = NAME
+
+    async def search(self, query: SearchQuery) -> list[SearchResult]:
+        async def once(text: str) -> list[SearchResult]:
+            return await self._search(text, query.limit)
+
+        return await search_with_ladder(once, query.text)
+
+    async def _search(self, text: str, limit: int) -> list[SearchResult]:
+        params = {
+            "action": "query",
+            "list": "search",
+            "srsearch": text,
+            "srlimit": limit,
+            "srprop": "snippet",
+            "format": "json",
+            "formatversion": "2",
+            "utf8": "1",
+        }
+        body = await self.http.get_json(self.api, params=params)
+        with self.http.reading():
+            self._check_error(body.get("error"))
+            hits = body["query"]["search"]
+            return [self._result(hit, rank) for rank, hit in enumerate(hits, 1)]
+
+    def _check_error(self, error: dict[str, Any] | None) -> None:
+        if not error:
+            return
+        cause = f"{NAME}: {error.get('code')}: {error.get('info', '')}"
+        if error.get("code") in ("ratelimited", "maxlag"):
+            raise RateLimitedError(cause, NAME)
+        raise self.http.error(f"{error.get('code')}: {error.get('info', '')}")
+
+    def _result(self, hit: dict[str, Any], rank: int) -> SearchResult:
+        title = hit["title"]
+        url = f"https://{self.lang}.wikipedia.org/wiki/{quote(title.replace(' ', '_'))}"
+        return SearchResult(url, title, strip_html(hit.get("snippet")), NAME, rank)
+
+
+def factory(settings: BackendSettings, regs: Registries) -> SearchBackend:
+    lang = settings.option or settings.env.get("SLEUTH_WIKIPEDIA_LANG", "").strip() or "en"
+    api = endpoint(settings, NAME, f"https://{lang}.wikipedia.org/w/api.php")
+    return Wikipedia(Http.from_settings(NAME, settings, _maxlag), api, lang)
+
+
+def _maxlag(response: httpx2.Response) -> bool:
+    # MediaWiki signals overload with 503 + Retry-After (maxlag); that is throttling too.
+    return response.status_code == 503 and "Retry-After" in response.headers
+
+
+def register(regs: Registries) -> None:
+    regs.search.register(
+        NAME,
+        factory,
+        summary="Wikipedia (MediaWiki search; SLEUTH_WIKIPEDIA_LANG)",
+        aliases=("wiki",),
+    )
