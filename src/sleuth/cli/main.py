@@ -18,6 +18,8 @@ COMMAND_MODULES = (
     "sleuth.cli.ask",
     "sleuth.cli.search_cmd",
     "sleuth.cli.doctor",
+    "sleuth.cli.eval_cmd",
+    "sleuth.cli.sessions_cmd",
 )
 
 

@@ -1,0 +1,262 @@
+"""Saved-session commands: `sessions ls|tag|untag|rm|prune`, `show`, `diff`, `stats`, `export`,
+`open`. Each one parses, calls the session store, and renders; nothing here runs research."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import tempfile
+import webbrowser
+from datetime import timedelta
+from pathlib import Path
+
+import click
+
+from ..diff import diff_sessions, render_diff
+from ..errors import UsageError
+from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
+from ..store import SessionStats, SessionStore, SessionSummary, sessions_db_path
+
+_AGE = re.compile(r"(\d+)\s*([mhdw]?)")
+_AGE_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks", "": "days"}
+
+
+def _store() -> SessionStore:
+    return SessionStore(sessions_db_path())
+
+
+def parse_age(text: str) -> timedelta:
+    """`30d`, `12h`, `90m`, `2w`, or a bare number of days."""
+    match = _AGE.fullmatch(text.strip().lower())
+    if not match:
+        raise UsageError(f"--older-than takes a duration like 30d, 12h, 90m or 2w (got {text!r})")
+    return timedelta(**{_AGE_UNITS[match.group(2)]: int(match.group(1))})
+
+
+def _cost(value: float | None) -> str:
+    return "cost unknown" if value is None else f"${value:.4f}"
+
+
+def _summary_line(s: SessionSummary) -> str:
+    tags = "".join(f"  #{t}" for t in s.tags)
+    question = s.question if len(s.question) <= 70 else s.question[:69] + "…"
+    return f"{s.id}  {question}{tags}  · {s.sources} sources · {_cost(s.cost_usd)}"
+
+
+@click.group("sessions")
+def sessions() -> None:
+    """List, label and clean up saved research sessions.
+
+    \b
+    Examples:
+      sleuth sessions ls
+      sleuth sessions ls sqlite --tag=client-x
+      sleuth sessions tag 2026-05-07_1345 client-x,audit
+      sleuth sessions prune --older-than=30d --dry-run
+    """
+
+
+@sessions.command("ls")
+@click.argument("filter_text", metavar="[FILTER]", required=False)
+@click.option("--tag", help="Only sessions with this tag.")
+@click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
+def ls_cmd(filter_text: str | None, tag: str | None, as_json: bool) -> None:
+    """List saved sessions, newest first; FILTER matches the question.
+
+    \b
+    Examples:
+      sleuth sessions ls
+      sleuth sessions ls "rate limit" --tag=client-x --json
+    """
+    found = _store().list(filter_text, tag)
+    if as_json:
+        click.echo(json.dumps([s.to_json() for s in found], ensure_ascii=False, indent=2))
+        return
+    if not found:
+        click.echo("no saved sessions" + (" match" if filter_text or tag else ""), err=True)
+    for summary in found:
+        click.echo(_summary_line(summary))
+
+
+@sessions.command("tag")
+@click.argument("session_id", metavar="ID")
+@click.argument("tags")
+def tag_cmd(session_id: str, tags: str) -> None:
+    """Add comma-separated TAGS to a session.
+
+    \b
+    Examples:
+      sleuth sessions tag 2026-05-07_134509 client-x,audit
+    """
+    store = _store()
+    full_id = store.resolve(session_id)
+    now = store.tag(full_id, tags)
+    click.echo(f"{full_id}  {' '.join('#' + t for t in now) or '(no tags)'}")
+
+
+@sessions.command("untag")
+@click.argument("session_id", metavar="ID")
+@click.argument("tags")
+def untag_cmd(session_id: str, tags: str) -> None:
+    """Remove comma-separated TAGS from a session.
+
+    \b
+    Examples:
+      sleuth sessions untag 2026-05-07_134509 audit
+    """
+    store = _store()
+    full_id = store.resolve(session_id)
+    now = store.untag(full_id, tags)
+    click.echo(f"{full_id}  {' '.join('#' + t for t in now) or '(no tags)'}")
+
+
+@sessions.command("rm")
+@click.argument("session_ids", metavar="ID...", nargs=-1, required=True)
+def rm_cmd(session_ids: tuple[str, ...]) -> None:
+    """Delete sessions (by id or unique prefix). Nothing is deleted if any ID is unknown.
+
+    \b
+    Examples:
+      sleuth sessions rm 2026-05-07_134509 2026-05-08_0912
+    """
+    for removed in _store().rm(session_ids):
+        click.echo(f"removed {removed}")
+
+
+@sessions.command("prune")
+@click.option("--older-than", "older_than", metavar="AGE", help="Remove sessions older than AGE.")
+@click.option("--keep", type=click.IntRange(min=0), help="Always keep the newest N sessions.")
+@click.option("--dry-run", is_flag=True, help="Show what would be removed; remove nothing.")
+def prune_cmd(older_than: str | None, keep: int | None, dry_run: bool) -> None:
+    """Remove old sessions. Needs --older-than and/or --keep; with both, a session goes only
+    when it is outside the newest N and older than AGE. AGE: 30d, 12h, 90m, 2w.
+
+    \b
+    Examples:
+      sleuth sessions prune --older-than=30d --dry-run
+      sleuth sessions prune --keep=100
+      sleuth sessions prune --older-than=90d --keep=20
+    """
+    age = parse_age(older_than) if older_than is not None else None
+    doomed = _store().prune(older_than=age, keep=keep, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
+    for session_id in doomed:
+        click.echo(f"{verb} {session_id}")
+    click.echo(f"{verb} {len(doomed)} session(s)" if doomed else "nothing to prune", err=True)
+
+
+@click.command("show")
+@click.argument("session_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print the saved session as JSON.")
+def show(session_id: str, as_json: bool) -> None:
+    """Print a saved session's cited answer and its sources.
+
+    \b
+    Examples:
+      sleuth show 2026-05-07_134509
+      sleuth show 2026-05-07_1345 --json
+    """
+    record = _store().get(session_id)
+    click.echo(render_json(record) if as_json else render_markdown(record), nl=False)
+
+
+@click.command("diff")
+@click.argument("first", metavar="A")
+@click.argument("second", metavar="B")
+@click.option("--json", "as_json", is_flag=True, help="Print the structured diff as JSON.")
+def diff(first: str, second: str, as_json: bool) -> None:
+    """Show how run B differs from run A: metadata, sources added/removed/shared, answer lines.
+
+    \b
+    Examples:
+      sleuth diff 2026-05-07 2026-06-01
+      sleuth diff 2026-05-07_1345 2026-06-01_0900 --json
+    """
+    store = _store()
+    result = diff_sessions(store.get(first), store.get(second))
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        click.echo(render_diff(result), nl=False)
+
+
+def _stats_text(stats: SessionStats) -> str:
+    span = f" · {stats.first[:10]} → {stats.last[:10]}" if stats.first and stats.last else ""
+    lines = [
+        f"sessions  {stats.sessions}{span}",
+        f"cost      ${stats.cost_usd:.4f}",
+        f"sources   {stats.sources}",
+        f"rounds    {stats.rounds}",
+    ]
+    if stats.by_model:
+        lines.append("models")
+    for name, m in sorted(stats.by_model.items()):
+        lines.append(
+            f"  {name}  {m.calls} calls · {m.input_tokens:,} in · {m.output_tokens:,} out"
+            f" · {_cost(m.cost_usd)}"
+        )
+    return "\n".join(lines)
+
+
+@click.command("stats")
+@click.option("--tag", help="Only sessions with this tag.")
+@click.option("--json", "as_json", is_flag=True, help="Print the totals as JSON.")
+def stats(tag: str | None, as_json: bool) -> None:
+    """Totals over saved sessions: cost, sources, rounds, per model, date span.
+
+    \b
+    Examples:
+      sleuth stats
+      sleuth stats --tag=client-x --json
+    """
+    totals = _store().stats(tag)
+    click.echo(json.dumps(totals.to_json(), indent=2) if as_json else _stats_text(totals))
+
+
+@click.command("export")
+@click.argument("session_id", metavar="ID")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default: from --out, else html.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
+def export(session_id: str, fmt: str | None, out: Path | None) -> None:
+    """Render a saved session as a self-contained HTML report, cited markdown, or JSON.
+
+    \b
+    Examples:
+      sleuth export 2026-05-07_134509 --out=report.html
+      sleuth export 2026-05-07 --format=md > report.md
+      sleuth export 2026-05-07 --format=json
+    """
+    chosen = fmt or (format_for(out.name) if out else None) or "html"
+    text = render(_store().get(session_id), chosen)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    out.write_text(text, encoding="utf-8")
+    click.echo(str(out))
+
+
+@click.command("open")
+@click.argument("session_id", metavar="ID")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the HTML here.")
+@click.option("--no-browser", is_flag=True, help="Only write the file and print its path.")
+def open_cmd(session_id: str, out: Path | None, no_browser: bool) -> None:
+    """Write a session's HTML report (to a temp file unless --out) and open it in a browser.
+    The path is always printed, so this works on a machine without a display.
+
+    \b
+    Examples:
+      sleuth open 2026-05-07_134509
+      sleuth open 2026-05-07 --out=report.html --no-browser
+    """
+    record = _store().get(session_id)
+    path = out or Path(tempfile.gettempdir()) / f"sleuth-{record.id}.html"
+    path.write_text(render_html(record), encoding="utf-8")
+    click.echo(str(path.resolve()))
+    if not no_browser:
+        # No browser is fine: the printed path is the result.
+        with contextlib.suppress(webbrowser.Error):
+            webbrowser.open(path.resolve().as_uri())
+
+
+COMMANDS: list[click.Command] = [sessions, show, diff, stats, export, open_cmd]

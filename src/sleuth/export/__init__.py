@@ -1,0 +1,54 @@
+"""Saved sessions rendered for people: a self-contained HTML report, cited markdown, JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from ..errors import UsageError
+from ..store.codec import result_to_json
+from ..store.records import SessionRecord
+from .html import render_html
+from .markdown import render_markdown
+
+ExportFormat = Literal["html", "md", "json"]
+FORMATS: tuple[ExportFormat, ...] = ("html", "md", "json")
+_EXTENSIONS: dict[str, ExportFormat] = {
+    ".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json",
+}  # fmt: skip
+
+
+def format_for(path: str) -> ExportFormat | None:
+    """The export format a file name implies, if any."""
+    lowered = path.lower()
+    return next((fmt for ext, fmt in _EXTENSIONS.items() if lowered.endswith(ext)), None)
+
+
+def render_json(record: SessionRecord) -> str:
+    """The session as JSON: the result (without source texts) plus the run's record."""
+    data = {
+        "id": record.id,
+        "created_at": record.created_at,
+        "question": record.question,
+        "tags": list(record.tags),
+        "parent_id": record.parent_id,
+        "models": list(record.models),
+        "options": record.options,
+        "plan": list(record.plan),
+        "rounds": list(record.rounds),
+        "result": result_to_json(record.result, with_text=False),
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def render(record: SessionRecord, fmt: str) -> str:
+    if fmt == "html":
+        return render_html(record)
+    if fmt == "md":
+        return render_markdown(record)
+    if fmt == "json":
+        return render_json(record)
+    raise UsageError(f"unknown export format {fmt!r}; choose html, md or json")
+
+
+__all__ = ["FORMATS", "format_for", "render", "render_html", "render_json", "render_markdown"]

@@ -1,0 +1,39 @@
+"""A saved session as cited markdown: the answer, then a numbered `## Sources` list."""
+
+from __future__ import annotations
+
+import json
+
+from ..store.records import SessionRecord
+from ..types import Source
+
+
+def _escape_label(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def source_line(source: Source) -> str:
+    """`n. [title](url) — fetched YYYY-MM-DD · published YYYY-MM-DD · authority`."""
+    title = _escape_label(" ".join((source.title or source.url).split()))
+    url = source.url.replace(" ", "%20").replace(")", "%29")
+    notes = [f"fetched {source.fetched_at[:10]}"] if source.fetched_at else []
+    if source.published:
+        notes.append(f"published {source.published[:10]}")
+    notes.append(source.authority)
+    if source.snippet:
+        notes.append("snippet only")
+    return f"{source.number}. [{title}]({url}) — {' · '.join(notes)}"
+
+
+def render_markdown(record: SessionRecord, heading: bool = True) -> str:
+    """The answer as saved, with its sources listed; a `# question` title when `heading`."""
+    result = record.result
+    if result.data is not None and not result.answer:
+        body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
+    else:
+        body = (result.answer or "").strip()
+    parts = [f"# {record.question}"] if heading else []
+    parts.append(body)
+    if result.sources:
+        parts.append("## Sources\n\n" + "\n".join(source_line(s) for s in result.sources))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,112 @@
+"""Exact JSON round trip of a Result, for saved sessions and JSON export.
+
+`Result.to_json` is the public shape (DESIGN §1): it rounds scores and leaves out what a reader
+of one answer does not need. A saved session must come back exactly as it was — full-precision
+scores, each source's extracted text, the writer's name — so this codec writes the public shape
+plus those fields, and reads either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from ..types import (
+    Citation,
+    ModelUsage,
+    Passage,
+    Result,
+    Source,
+    SourceTrust,
+    UnsupportedSentence,
+    Usage,
+    Verification,
+)
+
+
+def source_to_json(source: Source, with_text: bool = True) -> dict[str, Any]:
+    data = source.to_json()
+    data["score"] = source.score
+    data["passages"] = [asdict(p) for p in source.passages]
+    data["snippet"] = source.snippet
+    data["published"] = source.published
+    if with_text:
+        data["text"] = source.text
+    return data
+
+
+def result_to_json(result: Result, with_text: bool = True) -> dict[str, Any]:
+    """The public result shape with everything needed to rebuild `result` exactly."""
+    data = result.to_json()
+    data["answer"] = result.answer
+    data["data"] = result.data
+    data["sources"] = [source_to_json(s, with_text) for s in result.sources]
+    data["verification"]["enabled"] = result.verification.enabled
+    data["writer"] = result.writer
+    return data
+
+
+def _source(data: dict[str, Any]) -> Source:
+    return Source(
+        number=int(data["number"]),
+        url=data["url"],
+        title=data["title"],
+        score=float(data["score"]),
+        passages=tuple(
+            Passage(text=p["text"], score=float(p["score"]), start=int(p["start"]))
+            for p in data.get("passages", ())
+        ),
+        fetched_at=data.get("fetched_at"),
+        published=data.get("published"),
+        snippet=bool(data.get("snippet", False)),
+        authority=data.get("authority", "unknown"),
+        text=data.get("text", ""),
+    )
+
+
+def _verification(data: dict[str, Any]) -> Verification:
+    return Verification(
+        checked=int(data["checked"]),
+        supported=int(data["supported"]),
+        unsupported=tuple(
+            UnsupportedSentence(u["sentence"], tuple(u["numbers"]))
+            for u in data.get("unsupported", ())
+        ),
+        enabled=bool(data.get("enabled", True)),
+    )
+
+
+def _usage(data: dict[str, Any]) -> Usage:
+    by_model = data.get("llm", {}).get("by_model", {})
+    return Usage(
+        searches=int(data.get("searches", 0)),
+        pages_read=int(data.get("pages_read", 0)),
+        rounds=int(data.get("rounds", 1)),
+        plan=data.get("plan", "single"),
+        hops=int(data.get("hops", 0)),
+        duration_ms=int(data.get("duration_ms", 0)),
+        search_ms=int(data.get("search_ms", 0)),
+        read_ms=int(data.get("read_ms", 0)),
+        model_ms=int(data.get("model_ms", 0)),
+        by_model={name: ModelUsage(**m) for name, m in by_model.items()},
+    )
+
+
+def result_from_json(data: dict[str, Any]) -> Result:
+    """Rebuild a Result from `result_to_json` output (or, less exactly, from `Result.to_json`)."""
+    trust = data.get("source_trust") or {"label": "mixed", "counts": {}}
+    return Result(
+        query=data["query"],
+        answer=data.get("answer"),
+        citations=tuple(Citation(**c) for c in data.get("citations", ())),
+        sources=tuple(_source(s) for s in data.get("sources", ())),
+        queries=tuple(data.get("queries", ())),
+        confidence=data.get("confidence", "low"),
+        verification=_verification(data.get("verification") or {"checked": 0, "supported": 0}),
+        source_trust=SourceTrust(trust["label"], dict(trust["counts"])),
+        usage=_usage(data.get("usage") or {}),
+        data=data.get("data"),
+        cached=bool(data.get("cached", False)),
+        session_id=data.get("session_id"),
+        writer=data.get("writer", "extractive"),
+    )

@@ -1,0 +1,348 @@
+"""Saved sessions in SQLite: every run, kept locally, comparable and shareable.
+
+One file under SLEUTH_HOME in WAL mode. Each save is one transaction, so a process killed in
+the middle of a save leaves the previous state intact. The schema grows by appending a function
+to MIGRATIONS; `PRAGMA user_version` records how many have run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing, contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..types import ModelUsage
+from .codec import result_from_json, result_to_json
+from .records import (
+    SessionRecord,
+    SessionStats,
+    SessionSummary,
+    normalize_tags,
+    parse_iso,
+)
+
+
+def sessions_db_path() -> Path:
+    return Path(os.environ.get("SLEUTH_HOME", "~/.sleuth")).expanduser() / "sessions.db"
+
+
+def _v1_tables(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            question TEXT NOT NULL,
+            parent_id TEXT,
+            models TEXT NOT NULL,        -- JSON list
+            source_count INTEGER NOT NULL,
+            rounds INTEGER NOT NULL,
+            cost_usd REAL,
+            by_model TEXT NOT NULL,      -- JSON {name: ModelUsage}, for stats without bodies
+            body TEXT NOT NULL           -- JSON: options, plan, round trace, full result
+        )"""
+    )
+    conn.execute("CREATE INDEX sessions_created ON sessions(created_at)")
+    conn.execute(
+        """CREATE TABLE session_tags (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (session_id, tag)
+        )"""
+    )
+    conn.execute("CREATE INDEX session_tags_tag ON session_tags(tag)")
+
+
+# Append only: a database at user_version N runs MIGRATIONS[N:] on open.
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables,)
+
+_SUMMARY_COLUMNS = "id, created_at, question, source_count, rounds, cost_usd, parent_id, models"
+
+
+def _body(record: SessionRecord) -> str:
+    return json.dumps(
+        {
+            "options": record.options,
+            "plan": list(record.plan),
+            "rounds": list(record.rounds),
+            "result": result_to_json(record.result, with_text=True),
+        },
+        ensure_ascii=False,
+    )
+
+
+def _by_model_json(record: SessionRecord) -> str:
+    by_model = record.result.usage.by_model
+    return json.dumps({name: _model_dict(m) for name, m in by_model.items()})
+
+
+def _model_dict(m: ModelUsage) -> dict[str, Any]:
+    return {
+        "calls": m.calls,
+        "input_tokens": m.input_tokens,
+        "output_tokens": m.output_tokens,
+        "cost_usd": m.cost_usd,
+    }
+
+
+def _add_usage(a: ModelUsage, b: ModelUsage) -> ModelUsage:
+    cost = (
+        None
+        if a.cost_usd is None and b.cost_usd is None
+        else (a.cost_usd or 0.0) + (b.cost_usd or 0.0)
+    )
+    return ModelUsage(
+        a.calls + b.calls, a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens, cost
+    )
+
+
+class SessionStore:
+    """The saved sessions in one SQLite file. Each call opens its own connection, so a store is
+    safe to share between threads and never holds the file open between commands."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or sessions_db_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(self._open()) as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+            self._migrate(conn)
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=FULL")
+        return conn
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                step(conn)
+                conn.execute(f"PRAGMA user_version = {number}")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it commits or none of it does."""
+        with closing(self._open()) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with closing(self._open()) as conn:
+            yield conn
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def save(self, record: SessionRecord) -> str:
+        """Store `record` in one transaction; returns its id."""
+        usage = record.result.usage
+        row = (
+            record.id, record.created_at, record.question, record.parent_id,
+            json.dumps(list(record.models)), len(record.result.sources), usage.rounds,
+            usage.cost_usd, _by_model_json(record), _body(record),
+        )  # fmt: skip
+        with self._tx() as conn:
+            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
+                raise UsageError(f"session {record.id} already exists")
+            conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            conn.executemany(
+                "INSERT INTO session_tags VALUES (?, ?)",
+                [(record.id, tag) for tag in normalize_tags(record.tags)],
+            )
+        return record.id
+
+    def tag(self, ref: str, tags: str | Iterable[str]) -> tuple[str, ...]:
+        """Add tags to a session; returns its tags afterwards."""
+        with self._tx() as conn:
+            session_id = _resolve(conn, ref)
+            conn.executemany(
+                "INSERT OR IGNORE INTO session_tags VALUES (?, ?)",
+                [(session_id, tag) for tag in normalize_tags(tags)],
+            )
+            return _tags_of(conn, session_id)
+
+    def untag(self, ref: str, tags: str | Iterable[str]) -> tuple[str, ...]:
+        """Remove tags from a session; returns its tags afterwards."""
+        with self._tx() as conn:
+            session_id = _resolve(conn, ref)
+            conn.executemany(
+                "DELETE FROM session_tags WHERE session_id = ? AND tag = ?",
+                [(session_id, tag) for tag in normalize_tags(tags)],
+            )
+            return _tags_of(conn, session_id)
+
+    def rm(self, refs: Iterable[str]) -> tuple[str, ...]:
+        """Delete sessions by id or unique prefix; nothing is deleted if any ref is unknown."""
+        with self._tx() as conn:
+            ids = tuple(dict.fromkeys(_resolve(conn, ref) for ref in refs))
+            conn.executemany("DELETE FROM sessions WHERE id = ?", [(i,) for i in ids])
+        return ids
+
+    def prune(
+        self,
+        older_than: timedelta | None = None,
+        keep: int | None = None,
+        dry_run: bool = False,
+        now: datetime | None = None,
+    ) -> tuple[str, ...]:
+        """Delete old sessions; returns the ids removed (or that would be, with `dry_run`).
+
+        `keep` always retains the newest N; with both, a session goes only when it is outside
+        the newest N *and* older than the cutoff. With neither, refuses: history is never wiped
+        by default.
+        """
+        if older_than is None and keep is None:
+            raise UsageError("prune needs --older-than and/or --keep (it never deletes everything)")
+        if keep is not None and keep < 0:
+            raise UsageError("--keep must be 0 or more")
+        cutoff = (now or datetime.now(UTC)) - older_than if older_than is not None else None
+        with self._tx() as conn:
+            rows = conn.execute(
+                "SELECT id, created_at FROM sessions ORDER BY created_at DESC, id DESC"
+            )
+            doomed = tuple(
+                sid
+                for index, (sid, created) in enumerate(rows.fetchall())
+                if (keep is None or index >= keep)
+                and (cutoff is None or parse_iso(created) < cutoff)
+            )
+            if not dry_run:
+                conn.executemany("DELETE FROM sessions WHERE id = ?", [(i,) for i in doomed])
+        return doomed
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def get(self, ref: str) -> SessionRecord:
+        """The session whose id is `ref` or starts with it (a unique prefix)."""
+        with self._read() as conn:
+            session_id = _resolve(conn, ref)
+            row = conn.execute(
+                "SELECT id, created_at, question, parent_id, models, body FROM sessions"
+                " WHERE id = ?",
+                (session_id,),
+            ).fetchone()
+            tags = _tags_of(conn, session_id)
+        body = json.loads(row[5])
+        return SessionRecord(
+            id=row[0],
+            created_at=row[1],
+            question=row[2],
+            result=result_from_json(body["result"]),
+            options=body.get("options", {}),
+            plan=tuple(body.get("plan", ())),
+            rounds=tuple(body.get("rounds", ())),
+            tags=tags,
+            parent_id=row[3],
+            models=tuple(json.loads(row[4])),
+        )
+
+    def resolve(self, ref: str) -> str:
+        with self._read() as conn:
+            return _resolve(conn, ref)
+
+    def list(
+        self, filter_text: str | None = None, tag: str | None = None
+    ) -> tuple[SessionSummary, ...]:
+        """Sessions newest first; `filter_text` matches the question (case-insensitive)."""
+        sql, args = _where(filter_text, tag)
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM sessions{sql} ORDER BY created_at DESC, id DESC",
+                args,
+            ).fetchall()
+            tags = _all_tags(conn)
+        return tuple(_summary(row, tags.get(row[0], ())) for row in rows)
+
+    def stats(self, tag: str | None = None) -> SessionStats:
+        """Totals over all sessions, or those with `tag`: cost, sources, rounds, per model."""
+        sql, args = _where(None, tag)
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT created_at, source_count, rounds, cost_usd, by_model FROM sessions{sql}",
+                args,
+            ).fetchall()
+        by_model: dict[str, ModelUsage] = {}
+        for row in rows:
+            for name, m in json.loads(row[4]).items():
+                by_model[name] = _add_usage(by_model.get(name, ModelUsage()), ModelUsage(**m))
+        dates = sorted(r[0] for r in rows)
+        return SessionStats(
+            sessions=len(rows),
+            cost_usd=sum(r[3] or 0.0 for r in rows),
+            sources=sum(r[1] for r in rows),
+            rounds=sum(r[2] for r in rows),
+            first=dates[0] if dates else None,
+            last=dates[-1] if dates else None,
+            by_model=by_model,
+        )
+
+
+def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:
+    sid, created_at, question, sources, rounds, cost, parent_id, models = row
+    return SessionSummary(
+        sid, created_at, question, tags, sources, rounds, cost, parent_id, tuple(json.loads(models))
+    )
+
+
+def _where(filter_text: str | None, tag: str | None) -> tuple[str, list[str]]:
+    clauses: list[str] = []
+    args: list[str] = []
+    if filter_text:
+        escaped = filter_text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        clauses.append("question LIKE ? ESCAPE '\\'")
+        args.append(f"%{escaped}%")
+    if tag:
+        clauses.append("id IN (SELECT session_id FROM session_tags WHERE tag = ?)")
+        args.append(normalize_tags(tag)[0] if normalize_tags(tag) else tag)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
+
+
+def _resolve(conn: sqlite3.Connection, ref: str) -> str:
+    """The full id that `ref` names, or a UsageError saying why it names none or several."""
+    ref = ref.strip()
+    if not ref:
+        raise UsageError("a session id (or a unique prefix of one) is required")
+    rows = conn.execute(
+        "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 4",
+        (ref, ref + "\uffff"),
+    ).fetchall()
+    ids = [r[0] for r in rows]
+    if ref in ids:
+        return ref
+    if not ids:
+        raise UsageError(f"no session matches {ref!r} (see `sleuth sessions ls`)")
+    if len(ids) > 1:
+        shown = ", ".join(ids[:3]) + (", …" if len(ids) > 3 else "")
+        raise UsageError(f"{ref!r} matches several sessions ({shown}); give more of the id")
+    return str(ids[0])
+
+
+def _tags_of(conn: sqlite3.Connection, session_id: str) -> tuple[str, ...]:
+    rows = conn.execute(
+        "SELECT tag FROM session_tags WHERE session_id = ? ORDER BY tag", (session_id,)
+    )
+    return tuple(r[0] for r in rows)
+
+
+def _all_tags(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
+    tags: dict[str, list[str]] = {}
+    for session_id, tag in conn.execute("SELECT session_id, tag FROM session_tags ORDER BY tag"):
+        tags.setdefault(session_id, []).append(tag)
+    return {k: tuple(v) for k, v in tags.items()}

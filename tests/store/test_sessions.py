@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import re
+import sqlite3
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from sleuth.errors import UsageError
+from sleuth.store import SessionRecord, SessionStore, new_session_id, normalize_tags
+from sleuth.store.sessions import MIGRATIONS, sessions_db_path
+
+from .factories import make_record
+
+DAY = datetime(2026, 5, 7, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    return SessionStore(tmp_path / "sessions.db")
+
+
+def _save(store: SessionStore, days_ago: float = 0, **kw: object) -> SessionRecord:
+    record = make_record(DAY - timedelta(days=days_ago), **kw)  # type: ignore[arg-type]
+    store.save(record)
+    return record
+
+
+def test_ids_sort_by_time_and_carry_eight_hex() -> None:
+    sid = new_session_id(DAY)
+    assert re.fullmatch(r"2026-05-07_120000_[0-9a-f]{8}", sid)
+    assert new_session_id(DAY) != sid
+    assert new_session_id(DAY - timedelta(seconds=1)) < sid
+
+
+def test_default_path_is_under_sleuth_home(sleuth_home: Path) -> None:
+    assert sessions_db_path() == sleuth_home / "sessions.db"
+    assert SessionStore().path.exists()
+
+
+def test_save_and_get_round_trip(store: SessionStore) -> None:
+    record = make_record(DAY, tags=("Client-X", "#audit"), parent_id="2026-05-01_000000_abcdabcd",
+                         plan=("a", "b"), rounds=({"round": 1, "queries": ["a"]},))  # fmt: skip
+    assert store.save(record) == record.id
+    back = store.get(record.id)
+    assert back == record
+    assert back.result.session_id == record.id
+    assert back.tags == ("audit", "client-x")
+    assert back.result.sources[0].text == record.result.sources[0].text
+
+
+def test_schema_is_migrated_once_and_in_wal_mode(store: SessionStore) -> None:
+    with closing(sqlite3.connect(store.path)) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    again = SessionStore(store.path)  # reopening must not re-run migration 1
+    assert again.list() == ()
+
+
+def test_duplicate_id_is_refused(store: SessionStore) -> None:
+    record = _save(store)
+    with pytest.raises(UsageError, match="already exists"):
+        store.save(record)
+
+
+def test_unique_prefix_unknown_and_ambiguous(store: SessionStore) -> None:
+    a = _save(store)
+    b = _save(store, days_ago=1)
+    assert store.get(a.id[:-3]).id == a.id
+    assert store.get("2026-05-06").id == b.id
+    with pytest.raises(UsageError, match="no session matches '2025'"):
+        store.get("2025")
+    with pytest.raises(UsageError, match="matches several sessions"):
+        store.get("2026-05")
+    with pytest.raises(UsageError, match="required"):
+        store.get("  ")
+
+
+def test_list_is_newest_first_and_filters(store: SessionStore) -> None:
+    old = _save(store, days_ago=3, question="What is 100% of SQLite?", tags=("db",))
+    new = _save(store, days_ago=1, question="Rust async runtimes", tags=("rust", "db"))
+    assert [s.id for s in store.list()] == [new.id, old.id]
+    assert [s.id for s in store.list("sqlite")] == [old.id]
+    assert [s.id for s in store.list("100%")] == [old.id]
+    assert store.list("10_%") == ()  # LIKE wildcards are literal
+    assert [s.id for s in store.list(tag="RUST")] == [new.id]
+    assert [s.id for s in store.list("rust", tag="db")] == [new.id]
+    summary = store.list()[0]
+    assert summary.tags == ("db", "rust")
+    assert (summary.sources, summary.models, summary.cost_usd) == (2, ("gpt-test",), 0.0123)
+
+
+def test_tag_and_untag(store: SessionStore) -> None:
+    record = _save(store)
+    assert store.tag(record.id[:12], "a, B,#c") == ("a", "b", "c")
+    assert store.tag(record.id, ["b"]) == ("a", "b", "c")
+    assert store.untag(record.id, "a,zzz") == ("b", "c")
+    assert store.get(record.id).tags == ("b", "c")
+
+
+def test_rm_is_all_or_nothing(store: SessionStore) -> None:
+    a, b = _save(store), _save(store, days_ago=1)
+    store.tag(a.id, "x")
+    with pytest.raises(UsageError):
+        store.rm([a.id, "1999"])
+    assert len(store.list()) == 2
+    assert store.rm([a.id, a.id[:15]]) == (a.id,)
+    assert [s.id for s in store.list()] == [b.id]
+    assert store.list(tag="x") == ()
+
+
+def test_prune_refuses_without_a_rule(store: SessionStore) -> None:
+    _save(store)
+    with pytest.raises(UsageError, match="--older-than"):
+        store.prune()
+    with pytest.raises(UsageError, match="--keep"):
+        store.prune(keep=-1)
+
+
+def test_prune_by_age_keep_and_both(store: SessionStore) -> None:
+    ids = [_save(store, days_ago=d).id for d in (0, 10, 40, 50)]  # newest first
+    now = DAY + timedelta(hours=1)
+    assert store.prune(older_than=timedelta(days=30), dry_run=True, now=now) == tuple(ids[2:])
+    assert len(store.list()) == 4  # dry run deletes nothing
+    assert store.prune(keep=3, dry_run=True) == (ids[3],)
+    both = store.prune(older_than=timedelta(days=5), keep=3, dry_run=True, now=now)
+    assert both == (ids[3],)  # 10d-old is past the cutoff but inside the newest three
+    assert store.prune(older_than=timedelta(days=30), now=now) == tuple(ids[2:])
+    assert [s.id for s in store.list()] == ids[:2]
+    assert store.prune(keep=0) == tuple(ids[:2])
+
+
+def test_stats_totals_and_per_model(store: SessionStore) -> None:
+    assert store.stats().sessions == 0
+    _save(store, days_ago=2, model="gpt-test", tags=("x",))
+    _save(store, days_ago=1, model="gpt-test")
+    _save(store, model="claude-test", tags=("x",))
+    stats = store.stats()
+    assert (stats.sessions, stats.sources, stats.rounds) == (3, 6, 3)
+    assert stats.cost_usd == pytest.approx(0.0369)
+    assert stats.by_model["gpt-test"].calls == 4
+    assert stats.by_model["gpt-test"].cost_usd == pytest.approx(0.0246)
+    assert stats.first is not None
+    assert stats.first.startswith("2026-05-05")
+    assert stats.last is not None
+    assert stats.last.startswith("2026-05-07")
+    tagged = store.stats(tag="x")
+    assert tagged.sessions == 2
+    assert set(tagged.by_model) == {"gpt-test", "claude-test"}
+    assert tagged.to_json()["cost_usd"] == pytest.approx(0.0246)
+
+
+def test_normalize_tags() -> None:
+    assert normalize_tags(" A,#b ,, a ") == ("a", "b")
+    assert normalize_tags(["x,y", "Y"]) == ("x", "y")
