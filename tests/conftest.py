@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,25 +17,36 @@ pytest_plugins = ["tests.testweb.fixtures"]
 
 GUARD_DIR = Path(__file__).parent / "netguard"
 sys.path.insert(0, str(GUARD_DIR))
-from sitecustomize import NetworkBlocked, install  # noqa: E402  (the same guard subprocesses get)
+from sitecustomize import install  # noqa: E402  (the same guard subprocesses get)
 
 install()
 
 
 @pytest.fixture(autouse=True)
-def sleuth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def sleuth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own SLEUTH_HOME and a clean environment of SLEUTH_*/LLM variables."""
 
     for name in list(os.environ):
         if name.startswith("SLEUTH_") or name in {
-            "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",
-            "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
-            "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "OPENAI_BASE_URL",
+            "ANTHROPIC_BASE_URL",
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "NO_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "all_proxy",
+            "no_proxy",
         }:
             monkeypatch.delenv(name, raising=False)
     home = tmp_path / "sleuth-home"
     monkeypatch.setenv("SLEUTH_HOME", str(home))
     # Subprocesses (the real `sleuth` entry point) load the same network guard at start-up.
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [str(GUARD_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    yield home
+    monkeypatch.setenv(
+        "PYTHONPATH",
+        os.pathsep.join([str(GUARD_DIR), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
+    return home

@@ -23,7 +23,10 @@ class FakeSearch:
         if self.error is not None:
             raise self.error
         hits = self.results.get(query.text, self.results.get("*", []))
-        return [SearchResult(u, t, s, self.name, i) for i, (u, t, s) in enumerate(hits[: query.limit], 1)]
+        return [
+            SearchResult(u, t, s, self.name, i)
+            for i, (u, t, s) in enumerate(hits[: query.limit], 1)
+        ]
 
 
 @dataclass

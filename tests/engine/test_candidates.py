@@ -24,8 +24,12 @@ def test_at_most_two_per_site_then_backfill_in_rank_order() -> None:
     results = [r(f"https://one.example/{i}") for i in range(4)]
     results += [r("https://two.example/x")]
     chosen = [c.url for c in cap_per_site(fuse([results]), limit=4, per_site=2)]
-    assert chosen == ["https://one.example/0", "https://one.example/1", "https://one.example/2",
-                      "https://two.example/x"]
+    assert chosen == [
+        "https://one.example/0",
+        "https://one.example/1",
+        "https://one.example/2",
+        "https://two.example/x",
+    ]
     capped = [c.url for c in cap_per_site(fuse([results]), limit=3, per_site=2)]
     assert capped == ["https://one.example/0", "https://one.example/1", "https://two.example/x"]
 

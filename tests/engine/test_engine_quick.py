@@ -89,8 +89,9 @@ async def test_read_phase_stops_soon_after_three_pages_arrive() -> None:
 
 async def test_zero_sources_stops_before_writing_with_the_cause() -> None:
     search = FakeSearch({}, error=SearchError("connection refused", "fake"))
-    events = await collect(Engine(search, FakeFetcher({}), ExtractiveWriter()),
-                           ResearchRequest("anything at all"))
+    events = await collect(
+        Engine(search, FakeFetcher({}), ExtractiveWriter()), ResearchRequest("anything at all")
+    )
     failed = events[-1]
     assert isinstance(failed, Failed) and failed.exit_code == 3
     assert "connection refused" in failed.error
@@ -100,10 +101,13 @@ async def test_zero_sources_stops_before_writing_with_the_cause() -> None:
 async def test_fallback_backend_is_used_when_primary_finds_nothing() -> None:
     _, fetcher = web()
     primary = FakeSearch({})
-    fallback = FakeSearch({"*": [("https://docs.examplecloud.com/audit", "Audit", "90 days")]},
-                          name="wikipedia")
-    events = await collect(Engine(primary, fetcher, ExtractiveWriter(), fallback=fallback),
-                           ResearchRequest("audit retention"))
+    fallback = FakeSearch(
+        {"*": [("https://docs.examplecloud.com/audit", "Audit", "90 days")]}, name="wikipedia"
+    )
+    events = await collect(
+        Engine(primary, fetcher, ExtractiveWriter(), fallback=fallback),
+        ResearchRequest("audit retention"),
+    )
     assert any(isinstance(e, Notice) and "wikipedia" in e.message for e in events)
     assert result_of(events).sources[0].url == "https://docs.examplecloud.com/audit"
 
@@ -113,8 +117,10 @@ async def test_denied_domain_is_skipped_with_reason() -> None:
     request = ResearchRequest("audit retention", deny_domains=("examplecloud.com",))
     events = await collect(Engine(search, fetcher, ExtractiveWriter()), request)
     skipped = [e for e in events if isinstance(e, FetchSkipped)]
-    assert {e.url for e in skipped} == {"https://docs.examplecloud.com/audit",
-                                        "https://examplecloud.com/pricing"}
+    assert {e.url for e in skipped} == {
+        "https://docs.examplecloud.com/audit",
+        "https://examplecloud.com/pricing",
+    }
     assert all("denied" in e.reason for e in skipped)
     assert "https://examplecloud.com/pricing" not in fetcher.fetched
 
@@ -129,7 +135,7 @@ async def test_bad_questions_fail_clearly(question: str) -> None:
 
 
 async def test_max_runtime_stops_the_run_with_exit_5() -> None:
-    search, fetcher = web()
+    _, fetcher = web()
     slow = FakeSearch({"*": []})
 
     async def hang(query: object) -> list[object]:
@@ -137,6 +143,7 @@ async def test_max_runtime_stops_the_run_with_exit_5() -> None:
         return []
 
     slow.search = hang  # type: ignore[method-assign]
-    events = await collect(Engine(slow, fetcher, ExtractiveWriter()),
-                           ResearchRequest("audit", max_runtime_s=0.2))
+    events = await collect(
+        Engine(slow, fetcher, ExtractiveWriter()), ResearchRequest("audit", max_runtime_s=0.2)
+    )
     assert isinstance(events[-1], Failed) and events[-1].exit_code == 5

@@ -5,8 +5,9 @@ from sleuth.types import Passage, Source, Verification
 
 
 def src(n: int, text: str) -> Source:
-    return Source(n, f"https://s{n}.example/", f"Source {n}", 1.0,
-                  (Passage(text, 1.0, 0),), text=text)
+    return Source(
+        n, f"https://s{n}.example/", f"Source {n}", 1.0, (Passage(text, 1.0, 0),), text=text
+    )
 
 
 SOURCES = [
@@ -16,18 +17,21 @@ SOURCES = [
 ]
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("Kept 90 days [7].", "Kept 90 days."),
-    ("Kept [1-3].", "Kept [1][2][3]."),
-    ("Kept [2, 2].", "Kept [2]."),
-    ("Kept [1][1] [2].", "Kept [1][2]."),
-    ("Kept [1, 3].", "Kept [1][3]."),
-    ("Kept [ 3 ; 1 ].", "Kept [3][1]."),
-    ("Kept [0] and [4-9].", "Kept and."),
-    ("See [the docs](https://x.example) [1].", "See [the docs](https://x.example) [1]."),
-    ("No citations at all.", "No citations at all."),
-    ("Huge range [1-100000].", "Huge range."),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Kept 90 days [7].", "Kept 90 days."),
+        ("Kept [1-3].", "Kept [1][2][3]."),
+        ("Kept [2, 2].", "Kept [2]."),
+        ("Kept [1][1] [2].", "Kept [1][2]."),
+        ("Kept [1, 3].", "Kept [1][3]."),
+        ("Kept [ 3 ; 1 ].", "Kept [3][1]."),
+        ("Kept [0] and [4-9].", "Kept and."),
+        ("See [the docs](https://x.example) [1].", "See [the docs](https://x.example) [1]."),
+        ("No citations at all.", "No citations at all."),
+        ("Huge range [1-100000].", "Huge range."),
+    ],
+)
 def test_normalize(raw: str, expected: str) -> None:
     assert cite.normalize(raw, [1, 2, 3]) == expected
 
@@ -41,16 +45,21 @@ def test_citations_are_exactly_the_cited_sources_in_number_order() -> None:
 
 
 def test_quote_is_at_most_300_chars_and_starts_near_the_claim() -> None:
-    long = ("Filler sentence about nothing in particular here. " * 10
-            + "The retention period is 90 days for audit entries. " + "More filler text. " * 20)
+    long = (
+        "Filler sentence about nothing in particular here. " * 10
+        + "The retention period is 90 days for audit entries. "
+        + "More filler text. " * 20
+    )
     cites = cite.citations("The retention period is 90 days [1].", [src(1, long)])
     assert len(cites[0].quote) <= 300
     assert "90 days" in cites[0].quote
 
 
 def test_verify_supported_and_unsupported() -> None:
-    answer = ("Audit log entries are retained for 90 days [1]. "
-              "The moon is made of green cheese and costs 5 dollars [3].")
+    answer = (
+        "Audit log entries are retained for 90 days [1]. "
+        "The moon is made of green cheese and costs 5 dollars [3]."
+    )
     v = cite.verify(answer, SOURCES, 0.4)
     assert (v.checked, v.supported) == (2, 1)
     assert v.unsupported[0].numbers == (3,)

@@ -21,8 +21,9 @@ def test_long_paragraph_splits_on_sentences() -> None:
 
 
 def test_bm25_prefers_matching_text() -> None:
-    scores = bm25_scores("asyncio event loop",
-                         ["The asyncio event loop runs coroutines.", "Bananas are yellow.", ""])
+    scores = bm25_scores(
+        "asyncio event loop", ["The asyncio event loop runs coroutines.", "Bananas are yellow.", ""]
+    )
     assert scores[0] > 0 and scores[1] == 0 and scores[2] == 0
 
 
@@ -31,5 +32,7 @@ def test_bm25_with_no_content_words_is_all_zero() -> None:
 
 
 def test_sentence_split_respects_abbreviations() -> None:
-    sentences = [s for _, s in split_sentences("Dr. Smith went home. He slept e.g. at 9 p.m. Then he woke.")]
+    sentences = [
+        s for _, s in split_sentences("Dr. Smith went home. He slept e.g. at 9 p.m. Then he woke.")
+    ]
     assert sentences[0] == "Dr. Smith went home."

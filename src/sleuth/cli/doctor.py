@@ -40,21 +40,32 @@ class Check:
 
 
 @click.command(epilog=EXAMPLES)
-@option("--search", default="duckduckgo", show_default=True, metavar="SPEC",
-        help="Search backend to probe.")
+@option(
+    "--search",
+    default="duckduckgo",
+    show_default=True,
+    metavar="SPEC",
+    help="Search backend to probe.",
+)
 @llm_options
 @option("--json", "as_json", is_flag=True, envvar="SLEUTH_JSON", help="Print checks as JSON.")
-def doctor(search: str, base_url: str | None, api_key: str | None, model: str | None,
-           api_format: str, as_json: bool) -> None:
+def doctor(
+    search: str,
+    base_url: str | None,
+    api_key: str | None,
+    model: str | None,
+    api_format: str,
+    as_json: bool,
+) -> None:
     """Check the environment, cache, LLM endpoint, search backend and browser."""
-    settings = Settings(search=search, base_url=base_url, api_key=api_key, model=model,
-                        api_format=api_format)
+    settings = Settings(
+        search=search, base_url=base_url, api_key=api_key, model=model, api_format=api_format
+    )
     checks = environment() + cache() + asyncio.run(llm(settings)) + asyncio.run(probe(settings))
     checks += browser()
     if as_json:
         failed = sum(c.status == "fail" for c in checks)
-        click.echo(json.dumps({"ok": failed == 0, "checks": [asdict(c) for c in checks]},
-                              indent=2))
+        click.echo(json.dumps({"ok": failed == 0, "checks": [asdict(c) for c in checks]}, indent=2))
     else:
         render(checks)
     if any(c.status == "fail" for c in checks):
@@ -96,8 +107,9 @@ async def llm(settings: Settings) -> list[Check]:
     except SleuthError as exc:
         return [Check("llm", "config", "fail", str(exc))]
     if model is None:
-        return [Check("llm", "config", "warn",
-                      "no LLM configured: answers use the extractive writer")]
+        return [
+            Check("llm", "config", "warn", "no LLM configured: answers use the extractive writer")
+        ]
     started = time.monotonic()
     try:
         async for item in model.stream([Message("user", "Say OK.")], max_tokens=1):
@@ -125,8 +137,14 @@ def browser() -> list[Check]:
     try:
         from ..fetch.browser import BrowserSettings, browser_status
     except ImportError:
-        return [Check("browser", "playwright", "info",
-                      "not installed (optional: pip install 'sleuth[browser]')")]
+        return [
+            Check(
+                "browser",
+                "playwright",
+                "info",
+                "not installed (optional: pip install 'sleuth[browser]')",
+            )
+        ]
     ok, detail = browser_status(BrowserSettings())
     return [Check("browser", "chromium", "ok" if ok else "warn", detail)]
 
@@ -141,8 +159,10 @@ def render(checks: list[Check]) -> None:
         mark = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL", "info": "--- "}[c.status]
         click.echo(f"{mark} {c.name:<12} {c.detail}")
     counts = {s: sum(c.status == s for c in checks) for s in ("ok", "warn", "fail")}
-    click.echo(f"\nSummary: {len(checks)} checks · {counts['ok']} ok · {counts['warn']} warn · "
-               f"{counts['fail']} fail")
+    click.echo(
+        f"\nSummary: {len(checks)} checks · {counts['ok']} ok · {counts['warn']} warn · "
+        f"{counts['fail']} fail"
+    )
 
 
 COMMANDS = [doctor]

@@ -29,7 +29,9 @@ class Duration(click.ParamType):
 
     name = "duration"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
         if isinstance(value, int | float):
             return float(value)
         match = DURATION.match(str(value))
@@ -61,21 +63,43 @@ def flatten(values: tuple[tuple[str, ...], ...] | tuple[str, ...]) -> tuple[str,
 
 
 def search_options(f: F) -> F:
-    f = option("--include", type=CommaList(), multiple=True, metavar="PATH[,PATH]",
-               help="Local files or directories (.md .txt .html .pdf) to use as sources.")(f)
-    f = option("--search-fallback", default="wikipedia", show_default=True, metavar="SPEC",
-               help="Backend to retry a round through when search finds nothing ('none' "
-                    "disables).")(f)
-    f = option("--search", default="duckduckgo", show_default=True, metavar="SPEC",
-               help="Search backend: a name, or multi:a,b,c.")(f)
+    f = option(
+        "--include",
+        type=CommaList(),
+        multiple=True,
+        metavar="PATH[,PATH]",
+        help="Local files or directories (.md .txt .html .pdf) to use as sources.",
+    )(f)
+    f = option(
+        "--search-fallback",
+        default="wikipedia",
+        show_default=True,
+        metavar="SPEC",
+        help="Backend to retry a round through when search finds nothing ('none' disables).",
+    )(f)
+    f = option(
+        "--search",
+        default="duckduckgo",
+        show_default=True,
+        metavar="SPEC",
+        help="Search backend: a name, or multi:a,b,c.",
+    )(f)
     return f
 
 
 def llm_options(f: F) -> F:
-    f = option("--api-format", type=click.Choice(["auto", "openai", "anthropic"]),
-               default="auto", show_default=True, help="LLM wire format.")(f)
+    f = option(
+        "--api-format",
+        type=click.Choice(["auto", "openai", "anthropic"]),
+        default="auto",
+        show_default=True,
+        help="LLM wire format.",
+    )(f)
     f = option("--model", default=None, help="Model that writes the answer.")(f)
     f = option("--api-key", default=None, help="LLM API key (several: key1,key2).")(f)
-    f = option("--base-url", default=None,
-               help="OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp, ...).")(f)
+    f = option(
+        "--base-url",
+        default=None,
+        help="OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp, ...).",
+    )(f)
     return f

@@ -7,8 +7,18 @@ import sys
 from typing import TextIO
 
 from ..events import (
-    Done, Event, Failed, Fetched, FetchSkipped, Notice, PassagesKept, Planned, Searched,
-    SearchDegraded, WriterDelta, WriterStarted,
+    Done,
+    Event,
+    Failed,
+    Fetched,
+    FetchSkipped,
+    Notice,
+    PassagesKept,
+    Planned,
+    SearchDegraded,
+    Searched,
+    WriterDelta,
+    WriterStarted,
 )
 from ..types import Result
 
@@ -16,8 +26,9 @@ from ..types import Result
 class Progress:
     """Consumes engine events: a one-line live status in a TTY, every event with --verbose."""
 
-    def __init__(self, stream: TextIO | None = None, verbose: bool = False,
-                 live: bool | None = None) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, verbose: bool = False, live: bool | None = None
+    ) -> None:
         self.stream = stream or sys.stderr
         self.verbose = verbose
         self.live = self.stream.isatty() if live is None else live
@@ -85,7 +96,9 @@ def as_json(result: Result) -> str:
 
 def confidence_line(result: Result) -> str:
     v = result.verification
-    checks = f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
+    checks = (
+        f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
+    )
     return f"confidence · {result.confidence} · {len(result.sources)} sources · {checks}"
 
 

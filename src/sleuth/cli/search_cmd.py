@@ -26,15 +26,27 @@ Examples:
 
 @click.command("search", epilog=EXAMPLES)
 @click.argument("query", nargs=-1, required=True)
-@option("--search", default="duckduckgo", show_default=True, metavar="SPEC",
-        help="Search backend: a name, or multi:a,b,c.")
-@option("--include", type=CommaList(), multiple=True, metavar="PATH[,PATH]",
-        help="Files for the local backend.")
-@option("--limit", type=click.IntRange(1, 100), default=10, show_default=True,
-        help="How many results.")
+@option(
+    "--search",
+    default="duckduckgo",
+    show_default=True,
+    metavar="SPEC",
+    help="Search backend: a name, or multi:a,b,c.",
+)
+@option(
+    "--include",
+    type=CommaList(),
+    multiple=True,
+    metavar="PATH[,PATH]",
+    help="Files for the local backend.",
+)
+@option(
+    "--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="How many results."
+)
 @option("--json", "as_json", is_flag=True, envvar="SLEUTH_JSON", help="Print results as JSON.")
-def search(query: tuple[str, ...], search: str, include: tuple[Any, ...], limit: int,
-           as_json: bool) -> None:
+def search(
+    query: tuple[str, ...], search: str, include: tuple[Any, ...], limit: int, as_json: bool
+) -> None:
     """Print the raw results of one search, without reading any page."""
     text = " ".join(query).strip()
     if not text:

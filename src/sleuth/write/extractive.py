@@ -58,26 +58,98 @@ def _line_candidates(number: int, rank: int, start: int, line: str) -> list[Cand
         sentence = " ".join(FOREIGN_MARKER.sub("", sentence).split())
         n = len(sentence.split())
         if MIN_WORDS <= n <= MAX_WORDS and _looks_like_prose(sentence) and "``" not in sentence:
-            out.append(Candidate(number, rank, start + offset, sentence,
-                                 frozenset(stem(t) for t in content_tokens(sentence))))
+            out.append(
+                Candidate(
+                    number,
+                    rank,
+                    start + offset,
+                    sentence,
+                    frozenset(stem(t) for t in content_tokens(sentence)),
+                )
+            )
     return out
 
 
 def _looks_like_prose(sentence: str) -> bool:
+    """A declarative sentence: mostly letters, ends like a sentence, and is not a question."""
     letters = sum(ch.isalpha() for ch in sentence)
-    return letters >= 0.6 * len(sentence) and not sentence.rstrip().endswith((":", "|"))
+    stripped = sentence.rstrip("\"'”’)]")
+    return letters >= 0.6 * len(sentence) and stripped.endswith((".", "!"))
+
+
+UNITS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries)"
+MONTHS = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)"
+)
+# Expected answer shapes by question form: a sentence holding one is far likelier to answer.
+ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        re.compile(r"\bhow (?:long|old)\b", re.I),
+        re.compile(
+            rf"\b\d[\d,.]*\s*(?:-\s*)?{UNITS}\b|\b(?:one|two|three|four|five|six|seven|"
+            rf"eight|nine|ten|twelve|thirty|ninety)\s+{UNITS}\b",
+            re.I,
+        ),
+    ),
+    (
+        re.compile(r"\b(?:when|what (?:year|date|time)|which year|since when)\b", re.I),
+        re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b{MONTHS}\s+\d{{1,2}}\b"),
+    ),
+    (
+        re.compile(
+            r"\bhow (?:many|much|far|big|often|tall|large)\b|\bwhat (?:percentage|number)", re.I
+        ),
+        re.compile(r"\d"),
+    ),
+    (
+        re.compile(r"^\s*who\b|\bwho (?:is|was|were|founded|wrote|invented|created)\b", re.I),
+        re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+\b"),
+    ),
+)
+
+
+INDIRECT_QUESTION = re.compile(
+    r"\b(?:how (?:long|many|much|do|does|can|to)|whether|wonder(?:s|ed|ing)?|asks?|asked)\b", re.I
+)
+
+
+def answer_shape(question: str) -> re.Pattern[str] | None:
+    for asks, shape in ANSWER_TYPES:
+        if asks.search(question):
+            return shape
+    return None
 
 
 def _score(cands: Sequence[Candidate], question: str) -> list[float]:
+    """Relevance to the question, preferring sentences that add something to it.
+
+    A sentence made only of the question's own words restates it ("users ask how long logs are
+    kept"); an answer usually adds new words — and the shape the question asks for: a duration
+    for "how long", a year for "when", a name for "who".
+    """
     wanted = {stem(t) for t in content_tokens(question)}
+    shape = answer_shape(question)
     df = Counter(t for c in cands for t in c.tokens)
     n = max(1, len(cands))
     scores = []
     for c in cands:
-        hit = sum(math.log(1 + n / df[t]) for t in wanted & c.tokens)
-        coverage = len(wanted & c.tokens) / max(1, len(wanted))
-        scores.append(hit * (0.5 + coverage) + 0.3 / (1 + c.passage_rank))
+        shared = wanted & c.tokens
+        hit = sum(math.log(1 + n / df[t]) for t in shared)
+        coverage = len(shared) / max(1, len(wanted))
+        novelty = len(c.tokens - wanted) / max(1, len(c.tokens))
+        score = hit * (0.5 + coverage) * (0.4 + min(novelty, 0.6))
+        if shape is not None:
+            score *= 2.0 if _has_shape(shape, c.text, question) else 0.6
+        if INDIRECT_QUESTION.search(c.text):
+            score *= 0.3  # "we wonder how long ...": it asks, it does not answer
+        scores.append(score + 0.3 / (1 + c.passage_rank))
     return scores
+
+
+def _has_shape(shape: re.Pattern[str], sentence: str, question: str) -> bool:
+    """The expected answer shape, not counting text the question already contains."""
+    return any(m.group(0).lower() not in question.lower() for m in shape.finditer(sentence))
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -146,6 +218,9 @@ class ExtractiveWriter:
         for source in task.sources:
             own = [c for c in select([source], task.question, 3) if c.text not in used]
             if own:
-                parts.append(f"\n## {source.title.strip() or source.url}\n\n"
-                             + " ".join(cite_sentence(c) for c in own) + "\n")
+                parts.append(
+                    f"\n## {source.title.strip() or source.url}\n\n"
+                    + " ".join(cite_sentence(c) for c in own)
+                    + "\n"
+                )
         return parts

@@ -24,8 +24,10 @@ def format_sources(sources: Sequence[Source], budget_chars: int) -> str:
     def render() -> str:
         out = []
         for source, passages in zip(sources, blocks, strict=True):
-            attrs = (f'number="{source.number}" title="{html.escape(source.title)}" '
-                     f'url="{html.escape(source.url)}"')
+            attrs = (
+                f'number="{source.number}" title="{html.escape(source.title)}" '
+                f'url="{html.escape(source.url)}"'
+            )
             if source.published:
                 attrs += f' published="{html.escape(source.published)}"'
             body = "\n…\n".join(passages)
@@ -45,7 +47,8 @@ def build_messages(task: WriteTask, context_tokens: int = 16000) -> list[Message
     language = f"\nWrite the answer in {task.language}." if task.language else ""
     budget = max(2000, (context_tokens - 2500) * CHARS_PER_TOKEN)
     user = template.format(
-        question=task.question, language=language,
+        question=task.question,
+        language=language,
         sources=format_sources(task.sources, budget),
     )
     return [Message("system", prompts.load("system")), Message("user", user)]
@@ -55,8 +58,9 @@ class LLMWriter:
     name = "llm"
     notice: str | None = None
 
-    def __init__(self, model: ChatModel, context_tokens: int = 16000,
-                 max_tokens: int = 2048) -> None:
+    def __init__(
+        self, model: ChatModel, context_tokens: int = 16000, max_tokens: int = 2048
+    ) -> None:
         self.model = model
         self.context_tokens = context_tokens
         self.max_tokens = max_tokens

@@ -26,11 +26,15 @@ class WriteOutcome:
 
 
 async def write_answer(
-    writer: Writer, request: ResearchRequest, sources: Sequence[Source], deadline: Deadline,
+    writer: Writer,
+    request: ResearchRequest,
+    sources: Sequence[Source],
+    deadline: Deadline,
     outcome: WriteOutcome,
 ) -> AsyncIterator[Event]:
-    task = WriteTask(request.question.strip(), tuple(sources), request.output_kind,
-                     request.language)
+    task = WriteTask(
+        request.question.strip(), tuple(sources), request.output_kind, request.language
+    )
     yield WriterStarted(writer.name, tuple(sources))
     started = time.monotonic()
     parts: list[str] = []
@@ -40,7 +44,8 @@ async def write_answer(
             left = deadline.remaining()
             if left is not None and left <= 0:
                 raise DeadlineExceeded(
-                    f"stopped at the --max-runtime limit of {deadline.seconds:g} s")
+                    f"stopped at the --max-runtime limit of {deadline.seconds:g} s"
+                )
             try:
                 chunk = await deadline.run(anext(stream))
             except StopAsyncIteration:

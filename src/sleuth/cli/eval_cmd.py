@@ -1,0 +1,129 @@
+"""`sleuth eval QUESTIONS.jsonl` — measure Sleuth on your own questions (and, offline, corpus)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..assemble import Settings
+from ..evaluate.corpus_web import load_docs
+from ..evaluate.evaluation import evaluate, write_reports
+from ..evaluate.questions import load_questions, sample, with_gold_urls
+from ..evaluate.score import Score
+from ..types import ResearchRequest
+from .options import llm_options, option
+
+EXAMPLES = """
+\b
+Examples:
+  sleuth eval questions.jsonl --corpus docs.jsonl --out eval-results/
+  sleuth eval questions.jsonl --search=searxng --limit 20 --sample 7
+\b
+QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
+"gold_doc_ids"? | "gold_urls"?} a line. DOCS.jsonl: one {"id", "url" (http://),
+"title", "text", "published"?} a line.
+"""
+
+
+@click.command("eval", epilog=EXAMPLES)
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@option(
+    "--corpus",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    metavar="DOCS.jsonl",
+    help="Serve this corpus as an offline web and search only it.",
+)
+@option(
+    "--search",
+    default="duckduckgo",
+    show_default=True,
+    metavar="SPEC",
+    help="Search backend when no --corpus is given.",
+)
+@option("--limit", type=click.IntRange(1), default=None, help="Evaluate at most N questions.")
+@option(
+    "--sample",
+    "seed",
+    type=int,
+    default=None,
+    metavar="SEED",
+    help="Pick the questions at random with this seed (with --limit: N of them).",
+)
+@option(
+    "--concurrency",
+    type=click.IntRange(1, 32),
+    default=1,
+    show_default=True,
+    help="Questions researched at once (1 keeps latency figures clean).",
+)
+@option(
+    "--depth",
+    type=click.Choice(["quick", "deep"]),
+    default="quick",
+    show_default=True,
+    help="Research depth for every question.",
+)
+@option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("eval-results"),
+    show_default=True,
+    help="Directory for the JSON and markdown reports.",
+)
+@option("--no-cache", is_flag=True, help="Do not use the page cache (always off with --corpus).")
+@llm_options
+def eval_cmd(
+    questions: Path,
+    corpus: Path | None,
+    search: str,
+    limit: int | None,
+    seed: int | None,
+    concurrency: int,
+    depth: str,
+    out: Path,
+    no_cache: bool,
+    **llm: Any,
+) -> None:
+    """Research every question of QUESTIONS.jsonl and score the answers, sources and speed.
+
+    Prints a table (rates with Wilson 95% intervals) and writes JSON + markdown reports with a
+    row per question to --out.
+    """
+    picked = sample(load_questions(questions), limit, seed)
+    docs = load_docs(corpus) if corpus is not None else None
+    if docs is not None:
+        picked = with_gold_urls(picked, {d.id: d.url for d in docs})
+    settings = Settings(
+        search=search,
+        no_cache=no_cache,
+        base_url=llm["base_url"],
+        api_key=llm["api_key"],
+        model=llm["model"],
+        api_format=llm["api_format"],
+    )
+    template = ResearchRequest("?", depth="deep" if depth == "deep" else "quick")
+    evaluation = asyncio.run(
+        evaluate(
+            picked,
+            settings,
+            template=template,
+            corpus=docs,
+            concurrency=concurrency,
+            progress=_progress,
+        )
+    )
+    click.echo(evaluation.table(), nl=False)
+    json_path, md_path = write_reports(evaluation, out)
+    click.echo(f"reports: {json_path} {md_path}", err=True)
+
+
+def _progress(done: int, total: int, row: Score) -> None:
+    status = "ok" if row.ok else f"failed ({row.error})"
+    click.echo(f"[{done}/{total}] {row.id}: {status}, {row.latency_ms} ms", err=True)
+
+
+COMMANDS = [eval_cmd]
