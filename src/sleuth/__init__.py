@@ -31,8 +31,7 @@ async def research(question: str, **options: Any) -> Result:
 
     setting_names = {f.name for f in fields(Settings)}
     settings = Settings().with_(**{k: v for k, v in options.items() if k in setting_names})
-    request = request_from(question, **{k: v for k, v in options.items()
-                                        if k not in setting_names})
+    request = request_from(question, **{k: v for k, v in options.items() if k not in setting_names})
     built = assemble(settings)
     try:
         async for event in built.engine.run(request):

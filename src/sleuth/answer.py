@@ -8,7 +8,12 @@ from dataclasses import dataclass
 
 from . import cite
 from .types import (
-    Citation, Confidence, ResearchRequest, Source, SourceTrust, Verification,
+    Citation,
+    Confidence,
+    ResearchRequest,
+    Source,
+    SourceTrust,
+    Verification,
 )
 
 REASONING = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)

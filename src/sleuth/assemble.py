@@ -68,8 +68,12 @@ class Assembled:
 
 def llm_settings(settings: Settings) -> LLMSettings:
     return LLMSettings.from_env(
-        settings.env, base_url=settings.base_url, api_keys=settings.api_key,
-        model=settings.model, api_format=settings.api_format, max_cost=settings.max_cost,
+        settings.env,
+        base_url=settings.base_url,
+        api_keys=settings.api_key,
+        model=settings.model,
+        api_format=settings.api_format,
+        max_cost=settings.max_cost,
     )
 
 
@@ -81,10 +85,14 @@ def build_writer(settings: Settings, meter: Meter) -> Writer:
 
 
 def build_fetcher(settings: Settings) -> Fetcher:
-    fetcher: Fetcher = HttpFetcher(FetchSettings(
-        timeout_s=settings.fetch_timeout_s, max_bytes=settings.max_bytes,
-        pdf_max_pages=settings.pdf_max_pages, allow_private=settings.allow_private_network,
-    ))
+    fetcher: Fetcher = HttpFetcher(
+        FetchSettings(
+            timeout_s=settings.fetch_timeout_s,
+            max_bytes=settings.max_bytes,
+            pdf_max_pages=settings.pdf_max_pages,
+            allow_private=settings.allow_private_network,
+        )
+    )
     if settings.no_cache:
         return fetcher
     cache = SqlitePageCache(sleuth_home(settings.env) / "cache.db", ttl_s=settings.cache_ttl_s)
@@ -117,8 +125,14 @@ def assemble(settings: Settings) -> Assembled:
     meter = make_meter(llm_settings(settings))
     primary, fallback, include = build_search_backends(settings)
     fetcher = build_fetcher(settings)
-    engine = Engine(primary, fetcher, build_writer(settings, meter), include=include,
-                    fallback=fallback, meter=meter)
+    engine = Engine(
+        primary,
+        fetcher,
+        build_writer(settings, meter),
+        include=include,
+        fallback=fallback,
+        meter=meter,
+    )
     return Assembled(engine, meter, fetcher)
 
 

@@ -61,8 +61,12 @@ def fuse(result_lists: Sequence[Sequence[SearchResult]]) -> list[Candidate]:
             if known is None:
                 by_key[key] = Candidate(result, gain, 1)
             else:
-                by_key[key] = replace(known, score=known.score + gain, hits=known.hits + 1,
-                                      result=_richer(known.result, result))
+                by_key[key] = replace(
+                    known,
+                    score=known.score + gain,
+                    hits=known.hits + 1,
+                    result=_richer(known.result, result),
+                )
     return sorted(by_key.values(), key=lambda c: -c.score)
 
 

@@ -16,10 +16,23 @@ from typing import TypeVar
 from .answer import finish_answer
 from .candidates import Candidate, cap_per_site, fuse
 from .errors import (
-    BlockedURLError, DeadlineExceeded, NoSourcesError, SearchError, SleuthError, UsageError,
+    BlockedURLError,
+    DeadlineExceeded,
+    NoSourcesError,
+    SearchError,
+    SleuthError,
+    UsageError,
 )
 from .events import (
-    Done, Event, Failed, FetchSkipped, Notice, PassagesKept, Planned, Searched, SearchDegraded,
+    Done,
+    Event,
+    Failed,
+    FetchSkipped,
+    Notice,
+    PassagesKept,
+    Planned,
+    SearchDegraded,
+    Searched,
 )
 from .evidence import EvidenceLimits, Read, build_sources
 from .fetch.domains import DomainPolicy
@@ -99,13 +112,17 @@ class Engine:
         async for event in self._read(allowed, request, state, deadline, reads):
             yield event
         sources = build_sources(
-            request.question, reads,
+            request.question,
+            reads,
             EvidenceLimits(request.max_sources, request.passages_per_source),
         )
         if not sources:
             raise NoSourcesError(no_sources_message(state))
-        yield PassagesKept(len(sources), sum(len(s.passages) for s in sources),
-                           sum(1 for s in sources if s.snippet))
+        yield PassagesKept(
+            len(sources),
+            sum(len(s.passages) for s in sources),
+            sum(1 for s in sources if s.snippet),
+        )
         notice = getattr(self.writer, "notice", None)
         if notice:
             yield Notice(notice)
@@ -115,7 +132,10 @@ class Engine:
         yield Done(self._result(request, state, sources, outcome))
 
     async def _search_round(
-        self, queries: Sequence[str], request: ResearchRequest, state: RunState,
+        self,
+        queries: Sequence[str],
+        request: ResearchRequest,
+        state: RunState,
         side: list[Event],
     ) -> list[list[SearchResult]]:
         local: list[list[SearchResult]] = []
@@ -123,15 +143,22 @@ class Engine:
             local = await self._search_all(self.include, queries, request, state, side)
         lists = await self._search_all(self.search, queries, request, state, side)
         if not any(lists) and not any(local) and self.fallback is not None:
-            side.append(Notice(
-                f"search found nothing ({'; '.join(state.causes) or 'no results'}); "
-                f"retrying through the fallback backend {self.fallback.name}"))
+            side.append(
+                Notice(
+                    f"search found nothing ({'; '.join(state.causes) or 'no results'}); "
+                    f"retrying through the fallback backend {self.fallback.name}"
+                )
+            )
             lists = await self._search_all(self.fallback, queries, request, state, side)
         return local + lists
 
     async def _search_all(
-        self, backend: SearchBackend, queries: Sequence[str], request: ResearchRequest,
-        state: RunState, side: list[Event],
+        self,
+        backend: SearchBackend,
+        queries: Sequence[str],
+        request: ResearchRequest,
+        state: RunState,
+        side: list[Event],
     ) -> list[list[SearchResult]]:
         async def one(q: str) -> tuple[list[SearchResult], SleuthError | None, int]:
             started = time.monotonic()
@@ -161,14 +188,20 @@ class Engine:
         return cap_per_site(fuse(results), request.max_results, request.per_site)
 
     async def _read(
-        self, candidates: list[Candidate], request: ResearchRequest, state: RunState,
-        deadline: Deadline, reads: list[Read],
+        self,
+        candidates: list[Candidate],
+        request: ResearchRequest,
+        state: RunState,
+        deadline: Deadline,
+        reads: list[Read],
     ) -> AsyncIterator[Event]:
         started = time.monotonic()
         to_fetch = [c for c in candidates if c.result.page is None]
         limits = ReadLimits(
-            deadline.cap(request.read_deadline_s), request.settle_after,
-            request.settle_wait_s, request.concurrency,
+            deadline.cap(request.read_deadline_s),
+            request.settle_after,
+            request.settle_wait_s,
+            request.concurrency,
         )
         outcome = ReadOutcome()
         async for event in read_all(to_fetch, self.fetcher, limits, outcome):
@@ -187,22 +220,36 @@ class Engine:
         deadline.check()
 
     def _result(
-        self, request: ResearchRequest, state: RunState, sources: list[Source],
+        self,
+        request: ResearchRequest,
+        state: RunState,
+        sources: list[Source],
         outcome: WriteOutcome,
     ) -> Result:
         finished = finish_answer(outcome.text, sources, request)
         by_model = self.meter.by_model() if hasattr(self.meter, "by_model") else {}
         usage = Usage(
-            searches=state.searches, pages_read=state.pages_read, rounds=1, plan="single",
-            duration_ms=state.elapsed_ms(), search_ms=state.search_ms, read_ms=state.read_ms,
-            model_ms=outcome.model_ms, by_model=by_model,
+            searches=state.searches,
+            pages_read=state.pages_read,
+            rounds=1,
+            plan="single",
+            duration_ms=state.elapsed_ms(),
+            search_ms=state.search_ms,
+            read_ms=state.read_ms,
+            model_ms=outcome.model_ms,
+            by_model=by_model,
         )
         return Result(
-            query=request.question.strip(), answer=finished.answer,
-            citations=finished.citations, sources=tuple(sources),
-            queries=tuple(state.queries), confidence=finished.confidence,
-            verification=finished.verification, source_trust=finished.source_trust,
-            usage=usage, writer=outcome.writer,
+            query=request.question.strip(),
+            answer=finished.answer,
+            citations=finished.citations,
+            sources=tuple(sources),
+            queries=tuple(state.queries),
+            confidence=finished.confidence,
+            verification=finished.verification,
+            source_trust=finished.source_trust,
+            usage=usage,
+            writer=outcome.writer,
         )
 
 
@@ -231,7 +278,8 @@ class Deadline:
             return await asyncio.wait_for(awaitable, self.remaining())
         except TimeoutError:
             raise DeadlineExceeded(
-                f"stopped at the --max-runtime limit of {self.seconds:g} s") from None
+                f"stopped at the --max-runtime limit of {self.seconds:g} s"
+            ) from None
 
 
 def validate(request: ResearchRequest) -> None:
@@ -240,7 +288,8 @@ def validate(request: ResearchRequest) -> None:
         raise UsageError("the question is empty")
     if len(question) > MAX_QUESTION_CHARS:
         raise UsageError(
-            f"the question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}")
+            f"the question is {len(question):,} characters; the limit is {MAX_QUESTION_CHARS:,}"
+        )
     if not 0.0 <= request.cite_min_recall <= 1.0:
         raise UsageError("--cite-min-recall must be between 0 and 1")
     if request.max_sources < 1 or request.max_results < 1:

@@ -117,7 +117,9 @@ class Done(Event):
 
     def describe(self) -> str:
         r = self.result
-        return f"done sources={len(r.sources)} citations={len(r.citations)} confidence={r.confidence}"
+        return (
+            f"done sources={len(r.sources)} citations={len(r.citations)} confidence={r.confidence}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,5 +131,9 @@ class Failed(Event):
     exception: SleuthError | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "error": self.error, "code": self.code,
-                "exit_code": self.exit_code}
+        return {
+            "type": self.kind,
+            "error": self.error,
+            "code": self.code,
+            "exit_code": self.exit_code,
+        }

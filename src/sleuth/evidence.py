@@ -78,8 +78,9 @@ def build_sources(
     ]
 
 
-def _source(number: int, r: Read, passages: tuple[Passage, ...], score: float,
-            is_snippet: bool) -> Source:
+def _source(
+    number: int, r: Read, passages: tuple[Passage, ...], score: float, is_snippet: bool
+) -> Source:
     result = r.candidate.result
     page = r.page
     return Source(

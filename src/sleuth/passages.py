@@ -68,7 +68,9 @@ def _hard_split(chunk: Chunk) -> list[Chunk]:
     out = []
     for i in range(0, len(spans), MAX_WORDS):
         group = spans[i : i + MAX_WORDS]
-        out.append(Chunk(chunk.start + group[0].start(), chunk.text[group[0].start() : group[-1].end()]))
+        out.append(
+            Chunk(chunk.start + group[0].start(), chunk.text[group[0].start() : group[-1].end()])
+        )
     return out
 
 
@@ -91,7 +93,9 @@ def fts_query(question: str) -> str:
 
 
 def bm25_scores(
-    question: str, docs: Sequence[str], titles: Sequence[str] | None = None,
+    question: str,
+    docs: Sequence[str],
+    titles: Sequence[str] | None = None,
     title_weight: float = 0.5,
 ) -> list[float]:
     """BM25 of each doc against the question (higher is better, 0 when nothing matches)."""

@@ -66,8 +66,9 @@ async def read_all(
             timeout = stop - loop.time()
             if timeout <= 0:
                 break
-            done, pending = await asyncio.wait(pending, timeout=timeout,
-                                               return_when=asyncio.FIRST_COMPLETED)
+            done, pending = await asyncio.wait(
+                pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
             for task in done:
                 for event in _record(task.result(), outcome):
                     yield event

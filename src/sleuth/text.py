@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 
 WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
-SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[`*]?[A-Z0-9À-Ý`])")
+SENTENCE_END = re.compile(
+    r"(?<=[.!?])[\"'”’)\]]*\s+"  # the end mark and any closing quote or bracket
+    r"(?=[\"'“‘(\[`*]?[A-Z0-9À-Ý`])"  # the next sentence starts capitalised or with a number
+)
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof sr jr st vs etc e.g i.e u.s u.k no fig inc ltd co corp approx".split()
 )
