@@ -1,0 +1,74 @@
+"""What every chat provider does around its own wire format.
+
+Budget check before the call, retries until the first delta, reasoning blocks stripped from the
+text, one TokenUsage at the end (the API's numbers, or ~4 characters per token when a server
+sends none), and the call's tokens and time recorded on the meter.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
+
+import httpx2
+
+from ..ports import Message, TokenUsage
+from .keys import KeyRing
+from .meter import Meter
+from .retry import Classifier, Failure, RetryPolicy, retrying
+from .thinking import ReasoningFilter
+
+RawStream = Callable[[str], AsyncGenerator[str | TokenUsage, None]]
+
+
+async def provider_stream(
+    model: str,
+    messages: Sequence[Message],
+    raw: RawStream,
+    *,
+    ring: KeyRing,
+    retry: RetryPolicy,
+    classify: Classifier,
+    meter: Meter | None,
+) -> AsyncGenerator[str | TokenUsage, None]:
+    if meter is not None:
+        meter.check_budget()
+    started = time.monotonic()
+    flt = ReasoningFilter()
+    raw_chars = 0
+    usage: TokenUsage | None = None
+    try:
+        attempts = retrying(raw, ring=ring, policy=retry, classify=classify)
+        async with aclosing(attempts) as items:
+            async for item in items:
+                if isinstance(item, TokenUsage):
+                    usage = item
+                    continue
+                raw_chars += len(item)
+                if piece := flt.feed(item):
+                    yield piece
+        if tail := flt.flush():
+            yield tail
+    finally:
+        if meter is not None:
+            meter.add_ms(int((time.monotonic() - started) * 1000))
+    usage = usage or estimate_usage(model, messages, raw_chars)
+    if meter is not None:
+        meter.record(usage)
+    yield usage
+
+
+def estimate_usage(model: str, messages: Sequence[Message], output_chars: int) -> TokenUsage:
+    """Roughly 4 characters per token, for servers that report no usage."""
+    input_chars = sum(len(m.content) for m in messages)
+    return TokenUsage(model, -(-input_chars // 4), -(-output_chars // 4))
+
+
+def transport_failure(exc: BaseException, timeout_s: float) -> Failure | None:
+    """Timeouts and dropped connections raised by httpx2 while a stream is being read."""
+    if isinstance(exc, httpx2.TimeoutException):
+        return Failure(None, f"timed out after {timeout_s:g}s")
+    if isinstance(exc, httpx2.TransportError):
+        return Failure(None, f"connection failed: {exc or type(exc).__name__}")
+    return None

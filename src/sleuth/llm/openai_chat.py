@@ -1,0 +1,109 @@
+"""Chat Completions streaming through the official `openai` SDK.
+
+Works with api.openai.com and any OpenAI-compatible server (Ollama, vLLM, llama.cpp,
+OpenRouter). Some of those send no usage (estimated instead) and some stream reasoning in a
+`reasoning_content` field, which is ignored: only `content` is answer text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from typing import Any, cast
+
+import openai
+from openai.types.chat import ChatCompletionMessageParam
+
+from ..ports import Message, TokenUsage
+from .base import provider_stream, transport_failure
+from .keys import NO_KEY, shared_ring
+from .meter import Meter
+from .retry import Failure, RetryPolicy, error_detail, parse_retry_after
+
+
+class OpenAIChat:
+    def __init__(
+        self,
+        model: str,
+        api_keys: tuple[str, ...] = (),
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        retry: RetryPolicy | None = None,
+        meter: Meter | None = None,
+    ) -> None:
+        self.name = model
+        self.timeout_s = timeout_s
+        self._ring = shared_ring(f"openai:{base_url}", api_keys)
+        self._retry = retry or RetryPolicy()
+        self._meter = meter
+        # api.openai.com rejects `max_tokens` for reasoning models; compatible servers may not
+        # know the newer `max_completion_tokens`.
+        self._official = base_url is None
+        self._client = openai.AsyncOpenAI(
+            api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
+        )
+
+    def stream(
+        self, messages: Sequence[Message], *, max_tokens: int = 2048
+    ) -> AsyncIterator[str | TokenUsage]:
+        def raw(key: str) -> AsyncGenerator[str | TokenUsage, None]:
+            return self._attempt(key, messages, max_tokens)
+
+        return provider_stream(
+            self.name,
+            messages,
+            raw,
+            ring=self._ring,
+            retry=self._retry,
+            classify=self._classify,
+            meter=self._meter,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def _attempt(
+        self, key: str, messages: Sequence[Message], max_tokens: int
+    ) -> AsyncGenerator[str | TokenUsage, None]:
+        client = self._client.with_options(api_key=key)
+        stream = await client.chat.completions.create(
+            model=self.name,
+            messages=_wire_messages(messages),
+            stream=True,
+            stream_options={"include_usage": True},
+            max_completion_tokens=max_tokens if self._official else openai.omit,
+            max_tokens=openai.omit if self._official else max_tokens,
+        )
+        usage: TokenUsage | None = None
+        async with stream:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    usage = self._usage(chunk.usage)
+                for choice in chunk.choices:
+                    if choice.delta.content:
+                        yield choice.delta.content
+        if usage is not None:
+            yield usage
+
+    def _usage(self, usage: Any) -> TokenUsage:
+        return TokenUsage(self.name, usage.prompt_tokens or 0, usage.completion_tokens or 0)
+
+    def _classify(self, exc: BaseException) -> Failure | None:
+        if isinstance(exc, openai.APITimeoutError):
+            return Failure(None, f"timed out after {self.timeout_s:g}s")
+        if isinstance(exc, openai.APIConnectionError):
+            return Failure(None, f"connection failed: {exc.__cause__ or exc}")
+        if isinstance(exc, openai.APIStatusError):
+            headers = exc.response.headers
+            return Failure(
+                exc.status_code, error_detail(exc.body, exc.message), parse_retry_after(headers)
+            )
+        if isinstance(exc, openai.APIError):
+            # An error object inside a 200 stream (e.g. a router's upstream failure): transient.
+            return Failure(None, f"stream error: {error_detail(exc.body, exc.message)}")
+        return transport_failure(exc, self.timeout_s)
+
+
+def _wire_messages(messages: Sequence[Message]) -> list[ChatCompletionMessageParam]:
+    return [
+        cast("ChatCompletionMessageParam", {"role": m.role, "content": m.content}) for m in messages
+    ]

@@ -1,0 +1,206 @@
+"""Loopback fakes of the OpenAI Chat Completions and Anthropic Messages streaming endpoints.
+
+They speak the documented SSE wire formats (`data: {chat.completion.chunk}` … `data: [DONE]`;
+`event: message_start` / `content_block_delta` / `message_delta` / `message_stop`) and the
+documented error bodies, so the real SDKs are exercised end to end. Each test scripts replies.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+Dialect = Literal["openai", "anthropic"]
+
+
+@dataclass
+class Reply:
+    chunks: list[str] = field(default_factory=list)
+    usage: tuple[int, int] | None = (12, 7)  # (input, output); None: send no usage at all
+    status: int = 200
+    error: str = "scripted error"
+    headers: dict[str, str] = field(default_factory=dict)
+    hang: bool = False  # accept the request and never answer
+    hang_after: int | None = None  # send this many chunks, then stall
+    reasoning: list[str] = field(default_factory=list)  # OpenAI-style reasoning_content deltas
+    raw: str | None = None  # a verbatim SSE body instead of the scripted chunks
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        auth = self.headers.get("authorization", "")
+        return auth.removeprefix("Bearer ") if auth else self.headers.get("x-api-key", "")
+
+
+class FakeLLMServer:
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self.replies: deque[Reply] = deque()
+        self.received: list[Received] = []
+        self.stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
+
+    @property
+    def url(self) -> str:
+        port = self._httpd.server_address[1]
+        return f"http://127.0.0.1:{port}" + ("/v1" if self.dialect == "openai" else "")
+
+    def script(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    def start(self) -> FakeLLMServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        disable_nagle_algorithm = True  # small SSE writes would otherwise wait on delayed ACKs
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length", "0"))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            server.received.append(Received(self.path, headers, body))
+            reply = (
+                server.replies.popleft()
+                if server.replies
+                else Reply(status=500, error="fake server: no scripted reply left")
+            )
+            if reply.hang:
+                server.stopping.wait(10)
+                return
+            if reply.status != 200:
+                self._send_error(reply)
+                return
+            self._send_stream(reply, body.get("model", "model"))
+
+        def _send_error(self, reply: Reply) -> None:
+            data = json.dumps(_error_body(server.dialect, reply)).encode()
+            self.send_response(reply.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _send_stream(self, reply: Reply, model: str) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.end_headers()
+            if reply.raw is not None:
+                self._write([reply.raw])
+                return
+            build = _openai_events if server.dialect == "openai" else _anthropic_events
+            head, texts, tail = build(reply, model)
+            if reply.hang_after is not None:
+                self._write([*head, *texts[: reply.hang_after]])
+                server.stopping.wait(10)
+                return
+            self._write([*head, *texts, *tail])
+
+        def _write(self, events: list[str]) -> None:
+            self.wfile.write("".join(events).encode())
+            self.wfile.flush()
+
+    return Handler
+
+
+def _error_body(dialect: Dialect, reply: Reply) -> dict[str, Any]:
+    kind = {401: "authentication_error", 429: "rate_limit_error"}.get(reply.status, "api_error")
+    if dialect == "openai":
+        return {"error": {"message": reply.error, "type": kind, "param": None, "code": None}}
+    return {"type": "error", "error": {"type": kind, "message": reply.error}}
+
+
+Events = tuple[list[str], list[str], list[str]]  # before the text, one per text chunk, after
+
+
+def _openai_events(reply: Reply, model: str) -> Events:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        data = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return f"data: {json.dumps(data)}\n\n"
+
+    head = [chunk({"role": "assistant", "content": ""})]
+    head += [chunk({"reasoning_content": r}) for r in reply.reasoning]
+    tail = [chunk({}, "stop")]
+    if reply.usage is not None:
+        inp, out = reply.usage
+        usage = {"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out}
+        data = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": model,
+            "choices": [],
+            "usage": usage,
+        }
+        tail.append(f"data: {json.dumps(data)}\n\n")
+    tail.append("data: [DONE]\n\n")
+    return head, [chunk({"content": c}) for c in reply.chunks], tail
+
+
+def _anthropic_events(reply: Reply, model: str) -> Events:
+    def event(name: str, data: dict[str, Any]) -> str:
+        return f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n"
+
+    inp, out = reply.usage or (0, 0)
+    message: dict[str, Any] = {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": model,
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": inp, "output_tokens": 1},
+    }
+    head = [
+        event("message_start", {"message": message}),
+        event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+        event("ping", {}),
+    ]
+    texts = [
+        event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": c}})
+        for c in reply.chunks
+    ]
+    tail = [
+        event("content_block_stop", {"index": 0}),
+        event(
+            "message_delta",
+            {
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": out},
+            },
+        ),
+        event("message_stop", {}),
+    ]
+    return head, texts, tail
