@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import cite
+from .trust import source_trust
 from .types import (
     Citation,
     Confidence,
@@ -48,25 +49,12 @@ def finish_answer(raw: str, sources: Sequence[Source], request: ResearchRequest)
     else:
         verification = Verification(0, 0, (), enabled=False)
     answer = text + ("\n" + cite.health_footer(verification) if verification.unsupported else "")
+    citations = cite.citations(text, sources)
     return FinishedAnswer(
         answer=answer.strip() + "\n",
-        citations=cite.citations(text, sources),
+        citations=citations,
         verification=verification,
-        confidence=cite.confidence(sources, verification),
-        source_trust=trust_of(sources),
+        confidence=cite.confidence(sources, verification, len(citations)),
+        source_trust=source_trust(sources),
         missing=missing,
     )
-
-
-def trust_of(sources: Sequence[Source]) -> SourceTrust:
-    counts = {tier: 0 for tier in ("primary", "reputable", "unknown", "low")}
-    for source in sources:
-        counts[source.authority] += 1
-    good = counts["primary"] + counts["reputable"]
-    if counts["low"] * 2 > len(sources):
-        label = "low"
-    elif good * 2 >= len(sources) and counts["low"] == 0:
-        label = "high"
-    else:
-        label = "mixed"
-    return SourceTrust(label, counts)  # type: ignore[arg-type]

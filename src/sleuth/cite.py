@@ -169,12 +169,16 @@ def health_footer(verification: Verification) -> str:
     return "\n".join(lines) + "\n"
 
 
-def confidence(sources: Sequence[Source], verification: Verification) -> Confidence:
-    """A coarse grade from how many sources were read and how many citations held up."""
+def confidence(sources: Sequence[Source], verification: Verification, cited: int) -> Confidence:
+    """A coarse grade from sources read, distinct sources cited, and citations that held up.
+
+    high: at least 3 sources read, 2 of them cited, 90% of checked citations supported;
+    medium: at least 2 read, 1 cited, 60% supported; low otherwise.
+    """
     read = sum(1 for s in sources if not s.snippet)
     ratio = verification.supported / verification.checked if verification.checked else 0.0
-    if read >= 3 and verification.checked and ratio >= 0.9:
+    if read >= 3 and cited >= 2 and ratio >= 0.9:
         return "high"
-    if read >= 2 and verification.checked and ratio >= 0.6:
+    if read >= 2 and cited >= 1 and ratio >= 0.6:
         return "medium"
     return "low"

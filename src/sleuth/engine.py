@@ -9,56 +9,30 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from dataclasses import dataclass, field
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from .answer import finish_answer
-from .candidates import Candidate, cap_per_site, fuse
-from .errors import (
-    BlockedURLError,
-    DeadlineExceeded,
-    NoSourcesError,
-    SearchError,
-    SleuthError,
-    UsageError,
-)
-from .events import (
-    Done,
-    Event,
-    Failed,
-    FetchSkipped,
-    Notice,
-    PassagesKept,
-    Planned,
-    SearchDegraded,
-    Searched,
-)
-from .evidence import EvidenceLimits, Read, build_sources
-from .fetch.domains import DomainPolicy
-from .ports import Fetcher, SearchBackend, SearchQuery, Writer
-from .read import ReadLimits, ReadOutcome, read_all
-from .types import ResearchRequest, Result, SearchResult, Source, Usage
+from .errors import DeadlineExceeded, NoSourcesError, SleuthError, UsageError
+from .events import Done, Event, Failed, Notice, PassagesKept, Planned
+from .evidence import EvidenceLimits, build_sources
+from .gather import Backends, Gathering, RoundLimits, run_round
+from .ports import Fetcher, SearchBackend, Writer
+from .trust import check_mode, rate_sources
+from .types import ResearchRequest, Result, Source, Usage
 from .write.run import WriteOutcome, write_answer
 
 MAX_QUESTION_CHARS = 2000
 T = TypeVar("T")
 
 
-@dataclass(slots=True)
-class RunState:
-    """Mutable bookkeeping for one run (the events and result stay immutable)."""
+@dataclass(frozen=True, slots=True)
+class Drafted:
+    """A written and checked answer over a set of sources."""
 
-    started: float = field(default_factory=time.monotonic)
-    searches: int = 0
-    search_ms: int = 0
-    read_ms: int = 0
-    pages_read: int = 0
-    queries: list[str] = field(default_factory=list)
-    causes: list[str] = field(default_factory=list)  # why a run may end with no sources
-
-    def elapsed_ms(self) -> int:
-        return int((time.monotonic() - self.started) * 1000)
+    sources: tuple[Source, ...]
+    outcome: WriteOutcome
 
 
 class Engine:
@@ -70,54 +44,56 @@ class Engine:
         *,
         include: SearchBackend | None = None,
         fallback: SearchBackend | None = None,
-        meter: object | None = None,
+        meter: Any = None,
     ) -> None:
-        self.search = search
-        self.fetcher = fetcher
+        self.backends = Backends(search, fetcher, include, fallback)
         self.writer = writer
-        self.include = include
-        self.fallback = fallback
         self.meter = meter
 
     async def run(self, request: ResearchRequest) -> AsyncIterator[Event]:
-        state = RunState()
+        started = time.monotonic()
         try:
             validate(request)
-            async for event in self._quick(request, state):
+            gathering = Gathering(request)
+            async for event in self._quick(request, gathering, Deadline(request.max_runtime_s)):
+                if isinstance(event, Done):
+                    event = Done(_with_duration(event.result, started))
                 yield event
         except SleuthError as exc:
             yield Failed(str(exc), exc.code, exc.exit_code, exc)
 
-    async def _quick(self, request: ResearchRequest, state: RunState) -> AsyncIterator[Event]:
-        deadline = Deadline(request.max_runtime_s)
-        state.queries = [request.question.strip()]
-        yield Planned(tuple(state.queries), "single")
-        side: list[Event] = []
-        results = await deadline.run(self._search_round(state.queries, request, state, side))
-        for event in side:
-            yield event
-        candidates = self._candidates(results, request)
-        policy = DomainPolicy(request.allow_domains, request.deny_domains)
-        allowed: list[Candidate] = []
-        for cand in candidates:
-            try:
-                if cand.result.page is None:
-                    policy.check(cand.url)
-            except BlockedURLError as exc:
-                yield FetchSkipped(cand.url, exc.reason)
-                state.causes.append(f"{cand.url}: {exc.reason}")
-                continue
-            allowed.append(cand)
-        reads: list[Read] = []
-        async for event in self._read(allowed, request, state, deadline, reads):
-            yield event
-        sources = build_sources(
-            request.question,
-            reads,
-            EvidenceLimits(request.max_sources, request.passages_per_source),
+    async def _quick(
+        self, request: ResearchRequest, gathering: Gathering, deadline: Deadline
+    ) -> AsyncIterator[Event]:
+        queries = [request.question.strip()]
+        yield Planned(tuple(queries), "single")
+        limits = RoundLimits(
+            request.max_results,
+            deadline.cap(request.read_deadline_s),
+            request.settle_after,
+            request.settle_wait_s,
         )
+        async for event in deadline.guard(
+            run_round(self.backends, gathering, queries, limits, request.seeds)
+        ):
+            yield event
+        drafted: list[Drafted] = []
+        async for event in self._draft(request, gathering, deadline, drafted):
+            yield event
+        yield Done(self._result(request, gathering, drafted[-1], rounds=1))
+
+    async def _draft(
+        self,
+        request: ResearchRequest,
+        gathering: Gathering,
+        deadline: Deadline,
+        out: list[Drafted],
+    ) -> AsyncIterator[Event]:
+        """Number the sources gathered so far and write an answer from them."""
+        limits = EvidenceLimits(request.max_sources, request.passages_per_source)
+        sources = rate_sources(build_sources(request.question, gathering.reads, limits))
         if not sources:
-            raise NoSourcesError(no_sources_message(state))
+            raise NoSourcesError(no_sources_message(gathering.causes))
         yield PassagesKept(
             len(sources),
             sum(len(s.passages) for s in sources),
@@ -129,114 +105,22 @@ class Engine:
         outcome = WriteOutcome()
         async for event in write_answer(self.writer, request, sources, deadline, outcome):
             yield event
-        yield Done(self._result(request, state, sources, outcome))
-
-    async def _search_round(
-        self,
-        queries: Sequence[str],
-        request: ResearchRequest,
-        state: RunState,
-        side: list[Event],
-    ) -> list[list[SearchResult]]:
-        local: list[list[SearchResult]] = []
-        if self.include is not None:
-            local = await self._search_all(self.include, queries, request, state, side)
-        lists = await self._search_all(self.search, queries, request, state, side)
-        if not any(lists) and not any(local) and self.fallback is not None:
-            side.append(
-                Notice(
-                    f"search found nothing ({'; '.join(state.causes) or 'no results'}); "
-                    f"retrying through the fallback backend {self.fallback.name}"
-                )
-            )
-            lists = await self._search_all(self.fallback, queries, request, state, side)
-        return local + lists
-
-    async def _search_all(
-        self,
-        backend: SearchBackend,
-        queries: Sequence[str],
-        request: ResearchRequest,
-        state: RunState,
-        side: list[Event],
-    ) -> list[list[SearchResult]]:
-        async def one(q: str) -> tuple[list[SearchResult], SleuthError | None, int]:
-            started = time.monotonic()
-            query = SearchQuery(q, request.max_results, report=side.append)
-            try:
-                found = await backend.search(query)
-                return found, None, int((time.monotonic() - started) * 1000)
-            except SearchError as exc:
-                return [], exc, int((time.monotonic() - started) * 1000)
-
-        outcomes = await asyncio.gather(*(one(q) for q in queries))
-        lists = []
-        for q, (found, error, ms) in zip(queries, outcomes, strict=True):
-            state.searches += 1
-            state.search_ms += ms
-            if error is not None:
-                state.causes.append(f"{backend.name}: {error}")
-                side.append(SearchDegraded(backend.name, str(error)))
-            else:
-                side.append(Searched(q, backend.name, len(found), ms))
-            lists.append(found)
-        return lists
-
-    def _candidates(
-        self, results: list[list[SearchResult]], request: ResearchRequest
-    ) -> list[Candidate]:
-        return cap_per_site(fuse(results), request.max_results, request.per_site)
-
-    async def _read(
-        self,
-        candidates: list[Candidate],
-        request: ResearchRequest,
-        state: RunState,
-        deadline: Deadline,
-        reads: list[Read],
-    ) -> AsyncIterator[Event]:
-        started = time.monotonic()
-        to_fetch = [c for c in candidates if c.result.page is None]
-        limits = ReadLimits(
-            deadline.cap(request.read_deadline_s),
-            request.settle_after,
-            request.settle_wait_s,
-            request.concurrency,
-        )
-        outcome = ReadOutcome()
-        async for event in read_all(to_fetch, self.fetcher, limits, outcome):
-            yield event
-        state.read_ms = int((time.monotonic() - started) * 1000)
-        state.pages_read = len(outcome.pages)
-        for url, reason in outcome.failed.items():
-            state.causes.append(f"{url}: {reason}")
-        for cand in candidates:
-            if cand.result.page is not None:
-                reads.append(Read(cand, cand.result.page))
-            elif cand.url in outcome.pages:
-                reads.append(Read(cand, outcome.pages[cand.url]))
-            elif cand.url not in outcome.blocked:
-                reads.append(Read(cand, None))
-        deadline.check()
+        out.append(Drafted(sources, outcome))
 
     def _result(
-        self,
-        request: ResearchRequest,
-        state: RunState,
-        sources: list[Source],
-        outcome: WriteOutcome,
+        self, request: ResearchRequest, gathering: Gathering, drafted: Drafted, rounds: int
     ) -> Result:
-        finished = finish_answer(outcome.text, sources, request)
+        sources = list(drafted.sources)
+        finished = finish_answer(drafted.outcome.text, sources, request)
         by_model = self.meter.by_model() if hasattr(self.meter, "by_model") else {}
         usage = Usage(
-            searches=state.searches,
-            pages_read=state.pages_read,
-            rounds=1,
+            searches=gathering.searches,
+            pages_read=gathering.pages_read,
+            rounds=rounds,
             plan="single",
-            duration_ms=state.elapsed_ms(),
-            search_ms=state.search_ms,
-            read_ms=state.read_ms,
-            model_ms=outcome.model_ms,
+            search_ms=gathering.search_ms,
+            read_ms=gathering.read_ms,
+            model_ms=drafted.outcome.model_ms,
             by_model=by_model,
         )
         return Result(
@@ -244,13 +128,20 @@ class Engine:
             answer=finished.answer,
             citations=finished.citations,
             sources=tuple(sources),
-            queries=tuple(state.queries),
+            queries=tuple(gathering.queries),
             confidence=finished.confidence,
             verification=finished.verification,
             source_trust=finished.source_trust,
             usage=usage,
-            writer=outcome.writer,
+            writer=drafted.outcome.writer,
         )
+
+
+def _with_duration(result: Result, started: float) -> Result:
+    from dataclasses import replace
+
+    usage = replace(result.usage, duration_ms=int((time.monotonic() - started) * 1000))
+    return replace(result, usage=usage)
 
 
 class Deadline:
@@ -267,19 +158,31 @@ class Deadline:
         left = self.remaining()
         return seconds if left is None else max(0.0, min(seconds, left))
 
-    def check(self) -> None:
-        left = self.remaining()
-        if left is not None and left <= 0:
-            raise DeadlineExceeded(f"stopped at the --max-runtime limit of {self.seconds:g} s")
+    def expired(self) -> DeadlineExceeded:
+        return DeadlineExceeded(f"stopped at the --max-runtime limit of {self.seconds:g} s")
 
     async def run(self, awaitable: Awaitable[T]) -> T:
-        self.check()
+        left = self.remaining()
+        if left is not None and left <= 0:
+            raise self.expired()
         try:
-            return await asyncio.wait_for(awaitable, self.remaining())
+            return await asyncio.wait_for(awaitable, left)
         except TimeoutError:
-            raise DeadlineExceeded(
-                f"stopped at the --max-runtime limit of {self.seconds:g} s"
-            ) from None
+            raise self.expired() from None
+
+    async def guard(self, stream: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        """Re-yield a stream's events, stopping it with DeadlineExceeded when time runs out."""
+        try:
+            while True:
+                try:
+                    event = await self.run(anext(stream))
+                except StopAsyncIteration:
+                    return
+                yield event
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
 
 def validate(request: ResearchRequest) -> None:
@@ -294,11 +197,14 @@ def validate(request: ResearchRequest) -> None:
         raise UsageError("--cite-min-recall must be between 0 and 1")
     if request.max_sources < 1 or request.max_results < 1:
         raise UsageError("--max-sources and the result count must be at least 1")
+    if request.dedupe_threshold is not None and not 0.0 < request.dedupe_threshold <= 1.0:
+        raise UsageError("--dedupe-threshold must be above 0 and at most 1")
+    check_mode(request.source_authority)
 
 
-def no_sources_message(state: RunState) -> str:
-    if not state.causes:
+def no_sources_message(causes: list[str]) -> str:
+    if not causes:
         return "no sources found: search returned no results for the question"
-    shown = "; ".join(state.causes[:8])
-    more = f" (and {len(state.causes) - 8} more)" if len(state.causes) > 8 else ""
+    shown = "; ".join(causes[:8])
+    more = f" (and {len(causes) - 8} more)" if len(causes) > 8 else ""
     return f"no sources found: {shown}{more}"

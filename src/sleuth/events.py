@@ -80,6 +80,15 @@ class FetchSkipped(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class NearDuplicate(Event):
+    """A page dropped because its text nearly repeats a page already kept (syndicated copy)."""
+
+    kind: ClassVar[str] = "near-duplicate"
+    url: str
+    duplicate_of: str
+
+
+@dataclass(frozen=True, slots=True)
 class PassagesKept(Event):
     kind: ClassVar[str] = "passages.kept"
     sources: int

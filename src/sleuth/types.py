@@ -8,6 +8,7 @@ and consume only these; JSON appears only at the edges (`to_json`).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from typing import Any, Literal
 
 Depth = Literal["quick", "deep"]
@@ -234,6 +235,10 @@ class ResearchRequest:
     deny_domains: tuple[str, ...] = ()
     language: str | None = None
     max_runtime_s: float | None = None
+    since: date | None = None  # drop pages published before this day (undated pages are kept)
+    source_authority: str = "prefer"  # prefer | strict | off
+    dedupe_threshold: float | None = 0.9  # None: keep near-duplicates
+    seeds: tuple[SearchResult, ...] = ()  # pre-read sources to start from (continue a session)
 
     @property
     def output_kind(self) -> OutputKind:

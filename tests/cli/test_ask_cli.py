@@ -139,8 +139,11 @@ def test_hanging_hosts_fall_back_to_snippets(
         capsys,
     )
     snippets = {s["url"] for s in data["sources"] if s.get("snippet")}
-    assert snippets == {results[i]["url"] for i in (2, 5, 8)}
-    assert data["usage"]["pages_read"] == 7
+    # The hanging hosts can only contribute snippets; how many of the others arrive within
+    # 0.7 s of the third page depends on the machine, so only the floor is fixed.
+    assert {results[i]["url"] for i in (2, 5, 8)} <= snippets
+    assert data["usage"]["pages_read"] >= 3
+    assert len(data["sources"]) == 10
     # Snippet-only sources rank below every source that was read.
     flags = [bool(s.get("snippet")) for s in data["sources"]]
     assert flags == sorted(flags)

@@ -86,7 +86,8 @@ def test_footer_only_when_something_failed() -> None:
 
 
 def test_confidence_grades() -> None:
-    assert cite.confidence(SOURCES, Verification(5, 5)) == "high"
-    assert cite.confidence(SOURCES[:2], Verification(5, 4)) == "medium"
-    assert cite.confidence(SOURCES, Verification(5, 1)) == "low"
-    assert cite.confidence(SOURCES, Verification(0, 0)) == "low"
+    assert cite.confidence(SOURCES, Verification(5, 5), cited=2) == "high"
+    assert cite.confidence(SOURCES, Verification(5, 5), cited=1) == "medium"
+    assert cite.confidence(SOURCES[:2], Verification(5, 4), cited=2) == "medium"
+    assert cite.confidence(SOURCES, Verification(5, 1), cited=3) == "low"
+    assert cite.confidence(SOURCES, Verification(0, 0), cited=0) == "low"

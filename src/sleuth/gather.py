@@ -1,0 +1,232 @@
+"""One search-and-read round, and the evidence a run accumulates across rounds.
+
+A round searches its queries (included files first, then the web backend, then the fallback
+backend if nothing at all was found), fuses the results, drops URLs already considered, orders
+the rest by source authority, caps them per site, applies the domain lists, reads them under the
+round's deadlines, drops pages older than `--since` and near-duplicates of pages already kept.
+Quick mode runs one to three rounds; deep mode runs one per critic iteration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from .candidates import Candidate, cap_per_site, fuse, normalize_url
+from .dedupe import NearDuplicates
+from .errors import BlockedURLError, SearchError
+from .events import Event, FetchSkipped, NearDuplicate, Notice, Searched, SearchDegraded
+from .evidence import Read
+from .fetch.domains import DomainPolicy
+from .ports import Fetcher, SearchBackend, SearchQuery
+from .read import ReadLimits, ReadOutcome, read_all
+from .trust import check_mode, order_by_authority
+from .types import ResearchRequest, SearchResult
+
+
+@dataclass(frozen=True, slots=True)
+class Backends:
+    search: SearchBackend
+    fetcher: Fetcher
+    include: SearchBackend | None = None
+    fallback: SearchBackend | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundLimits:
+    candidates: int = 10
+    read_deadline_s: float = 6.0
+    settle_after: int = 3
+    settle_wait_s: float = 0.7
+
+
+@dataclass(slots=True)
+class Gathering:
+    """Everything a run has searched and read so far."""
+
+    request: ResearchRequest
+    reads: list[Read] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    queries: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)  # why a run may end with no sources
+    searches: int = 0
+    search_ms: int = 0
+    read_ms: int = 0
+    pages_read: int = 0
+    dupes: NearDuplicates | None = None
+
+    def __post_init__(self) -> None:
+        threshold = self.request.dedupe_threshold
+        self.dupes = NearDuplicates(threshold) if threshold is not None else None
+
+
+async def run_round(
+    backends: Backends,
+    gathering: Gathering,
+    queries: Sequence[str],
+    limits: RoundLimits,
+    seeds: Sequence[SearchResult] = (),
+) -> AsyncIterator[Event]:
+    """Search `queries`, read what is new, and add it to `gathering`."""
+    side: list[Event] = []
+    gathering.queries.extend(q for q in queries if q not in gathering.queries)
+    lists = await search_round(backends, gathering, queries, side)
+    for event in side:
+        yield event
+    if seeds:
+        lists.insert(0, list(seeds))
+    candidates = choose(lists, gathering, limits)
+    allowed: list[Candidate] = []
+    for event in filter_domains(candidates, gathering, allowed):
+        yield event
+    async for event in read_round(backends.fetcher, allowed, gathering, limits):
+        yield event
+
+
+async def search_round(
+    backends: Backends, gathering: Gathering, queries: Sequence[str], side: list[Event]
+) -> list[list[SearchResult]]:
+    local: list[list[SearchResult]] = []
+    if backends.include is not None:
+        local = await search_all(backends.include, queries, gathering, side)
+    lists = await search_all(backends.search, queries, gathering, side)
+    if not any(lists) and not any(local) and backends.fallback is not None:
+        reason = "; ".join(gathering.causes) or "no results"
+        side.append(
+            Notice(
+                f"search found nothing ({reason}); retrying through the fallback "
+                f"backend {backends.fallback.name}"
+            )
+        )
+        lists = await search_all(backends.fallback, queries, gathering, side)
+    return local + lists
+
+
+async def search_all(
+    backend: SearchBackend, queries: Sequence[str], gathering: Gathering, side: list[Event]
+) -> list[list[SearchResult]]:
+    since = gathering.request.since
+
+    async def one(q: str) -> tuple[list[SearchResult], SearchError | None, int]:
+        started = time.monotonic()
+        query = SearchQuery(q, gathering.request.max_results, since=since, report=side.append)
+        try:
+            found, error = await backend.search(query), None
+        except SearchError as exc:
+            found, error = [], exc
+        return found, error, int((time.monotonic() - started) * 1000)
+
+    outcomes = await asyncio.gather(*(one(q) for q in queries))
+    lists = []
+    for q, (found, error, ms) in zip(queries, outcomes, strict=True):
+        gathering.searches += 1
+        gathering.search_ms += ms
+        if error is not None:
+            gathering.causes.append(f"{backend.name}: {error}")
+            side.append(SearchDegraded(backend.name, str(error)))
+        else:
+            side.append(Searched(q, backend.name, len(found), ms))
+        lists.append(found)
+    return lists
+
+
+def choose(
+    lists: list[list[SearchResult]], gathering: Gathering, limits: RoundLimits
+) -> list[Candidate]:
+    """New candidates for this round's fetch slots: fused, authority-ordered, site-capped."""
+    fresh = [c for c in fuse(lists) if normalize_url(c.url) not in gathering.seen]
+    mode = check_mode(gathering.request.source_authority)
+    ordered = order_by_authority(fresh, key_url=lambda c: c.url, mode=mode)
+    chosen = cap_per_site(ordered, limits.candidates, gathering.request.per_site)
+    gathering.seen.update(normalize_url(c.url) for c in chosen)
+    return chosen
+
+
+def filter_domains(
+    candidates: list[Candidate], gathering: Gathering, allowed: list[Candidate]
+) -> list[Event]:
+    policy = DomainPolicy.from_lists(
+        gathering.request.allow_domains, gathering.request.deny_domains
+    )
+    events: list[Event] = []
+    for cand in candidates:
+        try:
+            if cand.result.page is None:
+                policy.check(cand.url)
+        except BlockedURLError as exc:
+            events.append(FetchSkipped(cand.url, exc.reason))
+            gathering.causes.append(f"{cand.url}: {exc.reason}")
+            continue
+        allowed.append(cand)
+    return events
+
+
+async def read_round(
+    fetcher: Fetcher, candidates: list[Candidate], gathering: Gathering, limits: RoundLimits
+) -> AsyncIterator[Event]:
+    started = time.monotonic()
+    request = gathering.request
+    outcome = ReadOutcome()
+    read_limits = ReadLimits(
+        limits.read_deadline_s, limits.settle_after, limits.settle_wait_s, request.concurrency
+    )
+    to_fetch = [c for c in candidates if c.result.page is None]
+    async for event in read_all(to_fetch, fetcher, read_limits, outcome):
+        yield event
+    gathering.read_ms += int((time.monotonic() - started) * 1000)
+    gathering.pages_read += len(outcome.pages)
+    gathering.causes.extend(f"{url}: {reason}" for url, reason in outcome.failed.items())
+    fresh = [_read_for(c, outcome) for c in candidates if c.url not in outcome.blocked]
+    for event in await asyncio.to_thread(keep_reads, fresh, gathering):
+        yield event
+
+
+def _read_for(cand: Candidate, outcome: ReadOutcome) -> Read:
+    page = cand.result.page or outcome.pages.get(cand.url)
+    return Read(cand, page)
+
+
+def keep_reads(reads: list[Read], gathering: Gathering) -> list[Event]:
+    """Add reads to the gathering unless stale (--since) or a near-duplicate of a kept page."""
+    events: list[Event] = []
+    since = gathering.request.since
+    for read in reads:
+        published = read.page.published if read.page else None
+        published = published or read.candidate.result.published
+        if since is not None and is_before(published, since):
+            events.append(
+                FetchSkipped(read.candidate.url, f"published {published}, before --since {since}")
+            )
+            continue
+        if read.page is not None and gathering.dupes is not None:
+            copy_of = _duplicate_of(read, gathering)
+            if copy_of is not None:
+                events.append(NearDuplicate(read.candidate.url, copy_of))
+                continue
+        gathering.reads.append(read)
+    return events
+
+
+def _duplicate_of(read: Read, gathering: Gathering) -> str | None:
+    assert read.page is not None and gathering.dupes is not None
+    if read.anchored:  # included files and saved sources are anchors, never dropped
+        gathering.dupes.keep(read.page.text)
+        return None
+    index = gathering.dupes.add_unless_duplicate(read.page.text)
+    if index is None:
+        return None
+    kept = [r for r in gathering.reads if r.page is not None]
+    return kept[index].candidate.url if index < len(kept) else "an earlier source"
+
+
+def is_before(published: str | None, since: date) -> bool:
+    """True when a known publication date is before `since`; undated pages are kept."""
+    if not published:
+        return False
+    try:
+        return date.fromisoformat(published[:10]) < since
+    except ValueError:
+        return False
