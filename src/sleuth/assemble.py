@@ -14,6 +14,7 @@ from typing import Any
 
 from .engine import Engine
 from .errors import UsageError
+from .fetch.browser import BrowserSettings
 from .fetch.cache import CachedFetcher, SqlitePageCache
 from .fetch.http import FetchSettings, HttpFetcher
 from .llm.factory import LLMSettings, build_chat_model, make_meter
@@ -36,7 +37,8 @@ class Settings:
     """Everything a run can be configured with, whatever interface it came from."""
 
     search: str = "duckduckgo"
-    search_fallback: str = "wikipedia"
+    search_fallback: str | None = None  # None: wikipedia, or news,wikipedia when since is set
+    since_set: bool = False
     include: tuple[str, ...] = ()
     base_url: str | None = None
     api_key: str | None = None
@@ -50,6 +52,9 @@ class Settings:
     max_bytes: int = 5_000_000
     pdf_max_pages: int = 50
     allow_private_network: bool = False
+    browser: str = "auto"  # auto | always | never
+    browser_executable: str | None = None
+    browser_cdp_endpoint: str | None = None
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
     def with_(self, **changes: Any) -> Settings:
@@ -99,6 +104,28 @@ def build_fetcher(settings: Settings) -> Fetcher:
     return CachedFetcher(fetcher, cache)
 
 
+def browser_settings(settings: Settings) -> BrowserSettings:
+    if settings.browser not in ("auto", "always", "never"):
+        raise UsageError(f"--browser must be auto, always or never, not {settings.browser!r}")
+    env = settings.env
+    return BrowserSettings(
+        executable=settings.browser_executable,
+        cdp_endpoint=settings.browser_cdp_endpoint,
+        mode=settings.browser,  # type: ignore[arg-type]  # checked just above
+        allow_private=settings.allow_private_network,
+        proxy=env.get("HTTP_PROXY") or env.get("http_proxy") or None,
+    )
+
+
+def fallback_spec(settings: Settings) -> str:
+    """--search-fallback, defaulting to wikipedia (news first when --since asks for fresh)."""
+    spec = settings.search_fallback
+    if spec is None:
+        spec = "news,wikipedia" if settings.since_set else "wikipedia"
+    spec = spec.strip()
+    return f"multi:{spec}" if "," in spec and not spec.startswith("multi:") else spec
+
+
 def backend_settings(settings: Settings) -> BackendSettings:
     env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_")}
     return BackendSettings(env=env, include=settings.include)
@@ -110,11 +137,10 @@ def build_search_backends(
     """(primary, fallback, include) backends for a run."""
     bs = backend_settings(settings)
     primary = build_search(settings.search, bs)
-    fallback_spec = settings.search_fallback.strip()
+    spec = fallback_spec(settings)
     fallback = None
-    wants_fallback = settings.search not in ("none", "local", fallback_spec)
-    if fallback_spec and fallback_spec != "none" and wants_fallback:
-        fallback = build_search(fallback_spec, bs)
+    if spec and spec != "none" and settings.search not in ("none", "local", spec):
+        fallback = build_search(spec, bs)
     include = build_search("local", bs) if settings.include else None
     return primary, fallback, include
 

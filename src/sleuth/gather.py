@@ -18,7 +18,7 @@ from datetime import date
 from .candidates import Candidate, cap_per_site, fuse, normalize_url
 from .dedupe import NearDuplicates
 from .errors import BlockedURLError, SearchError
-from .events import Event, FetchSkipped, NearDuplicate, Notice, Searched, SearchDegraded
+from .events import Event, FetchSkipped, NearDuplicate, Notice, SearchDegraded, Searched
 from .evidence import Read
 from .fetch.domains import DomainPolicy
 from .ports import Fetcher, SearchBackend, SearchQuery
@@ -193,7 +193,17 @@ def keep_reads(reads: list[Read], gathering: Gathering) -> list[Event]:
     """Add reads to the gathering unless stale (--since) or a near-duplicate of a kept page."""
     events: list[Event] = []
     since = gathering.request.since
+    policy = DomainPolicy.from_lists(
+        gathering.request.allow_domains, gathering.request.deny_domains
+    )
     for read in reads:
+        redirected = read.page.final_url if read.page else None
+        if redirected and policy.active:
+            try:
+                policy.check(redirected)
+            except BlockedURLError as exc:
+                events.append(FetchSkipped(read.candidate.url, f"redirected: {exc.reason}"))
+                continue
         published = read.page.published if read.page else None
         published = published or read.candidate.result.published
         if since is not None and is_before(published, since):

@@ -100,7 +100,9 @@ def test_markdown_output_lists_sources_and_confidence(
     assert "## Sources" in out and "[1] " in out
     assert out_file.read_text() == out
     assert "no LLM configured" in err
-    assert err.strip().splitlines()[-1].startswith("confidence · ")
+    lines = err.strip().splitlines()
+    assert any(line.startswith("confidence · ") for line in lines)
+    assert lines[-1].startswith("session 20") and "sleuth resume" in lines[-1]
 
 
 def test_default_command_is_ask(testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]) -> None:

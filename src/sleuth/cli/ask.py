@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ..assemble import Settings, assemble
-from ..errors import CitationCheckFailed, SleuthError, UsageError
-from ..events import Done, Failed
-from ..types import ResearchRequest, Result
-from .options import CommaList, Duration, flatten, llm_options, option, search_options
-from .render import Progress, as_json, confidence_line, markdown
+from ..assemble import Settings
+from ..recency import parse_since
+from ..types import ResearchRequest
+from .options import (
+    CommaList,
+    Duration,
+    flatten,
+    llm_options,
+    option,
+    output_options,
+    reading_options,
+    search_options,
+    session_options,
+)
+from .runner import Output, Saving, run_and_print
 
 EXAMPLES = """
 \b
@@ -23,28 +30,18 @@ Examples:
   sleuth "how long does Example Cloud keep audit logs?"
   sleuth ask "what changed in Python 3.13?" --json --out=answer.json
   sleuth ask "what does our policy say about refunds?" --search=none --include=docs/
+  sleuth ask "latest CPython release" --since=30d --search=multi:duckduckgo,news
   SLEUTH_SEARXNG_URL=http://127.0.0.1:8888 sleuth ask "Q" --search=searxng --verbose
 """
 
 
 @click.command(epilog=EXAMPLES)
 @click.argument("question", nargs=-1, required=True)
-@option(
-    "--json",
-    "as_json_flag",
-    is_flag=True,
-    envvar="SLEUTH_JSON",
-    help="Print the result as JSON (the DESIGN §1 shape).",
-)
-@option(
-    "--out",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    default=None,
-    help="Also write the final output to this file.",
-)
-@option("--verbose", "-v", is_flag=True, help="Print every run event on stderr.")
+@output_options
 @search_options
+@reading_options
 @llm_options
+@session_options
 @option(
     "--max-sources",
     type=click.IntRange(1, 50),
@@ -66,7 +63,6 @@ Examples:
     metavar="DURATION",
     help="Stop the whole run after this long (e.g. 90s, 10m); exit 5.",
 )
-@option("--no-cache", is_flag=True, help="Do not read or write the page cache.")
 @option(
     "--cite-min-recall",
     type=click.FloatRange(0.0, 1.0),
@@ -90,42 +86,38 @@ Examples:
     metavar="DOMAIN[,DOMAIN]",
     help="Never read pages from these domains (and their subdomains).",
 )
-def ask(
-    question: tuple[str, ...], as_json_flag: bool, out: Path | None, verbose: bool, **flags: Any
-) -> None:
+def ask(question: tuple[str, ...], **flags: Any) -> None:
     """Research QUESTION and print an answer in which every claim cites a source it read.
 
     Progress goes to stderr; the answer (or --json) to stdout. Exit codes: 0 ok, 1 error,
     2 budget cap hit, 3 no sources, 4 --strict-cites failure, 5 --max-runtime reached.
     """
-    text = " ".join(question)
-    settings, request = settings_and_request(text, flags)
-    result = asyncio.run(run_with_progress(settings, request, verbose))
-    output = as_json(result) if as_json_flag else markdown(result)
-    click.echo(output, nl=False)
-    if out is not None:
-        write_out(out, output)
-    click.echo(confidence_line(result), err=True)
-    if flags["strict_cites"] and result.verification.unsupported:
-        raise CitationCheckFailed(
-            f"--strict-cites: {len(result.verification.unsupported)} of "
-            f"{result.verification.checked} cited sentences are not supported by their sources"
-        )
+    settings, request = settings_and_request(" ".join(question), flags)
+    run_and_print(settings, request, output_from(flags), saving_from(flags))
 
 
-def settings_and_request(question: str, flags: dict[str, Any]) -> tuple[Settings, ResearchRequest]:
-    settings = Settings(
+def settings_from(flags: dict[str, Any]) -> Settings:
+    return Settings(
         search=flags["search"],
         search_fallback=flags["search_fallback"],
+        since_set=flags.get("since") is not None,
         include=flatten(flags["include"]),
         base_url=flags["base_url"],
         api_key=flags["api_key"],
         model=flags["model"],
         api_format=flags["api_format"],
         no_cache=flags["no_cache"],
+        pdf_max_pages=flags["pdf_max_pages"],
+        browser=flags["browser"],
+        browser_executable=flags["browser_executable"],
+        browser_cdp_endpoint=flags["browser_cdp_endpoint"],
         allow_private_network=os.environ.get("SLEUTH_ALLOW_PRIVATE_NETWORK", "") in ("1", "true"),
     )
-    request = ResearchRequest(
+
+
+def request_from(question: str, flags: dict[str, Any]) -> ResearchRequest:
+    since = flags.get("since")
+    return ResearchRequest(
         question=question,
         max_sources=flags["max_sources"],
         concurrency=flags["concurrency"],
@@ -134,37 +126,24 @@ def settings_and_request(question: str, flags: dict[str, Any]) -> tuple[Settings
         allow_domains=flatten(flags["allow_domain"]),
         deny_domains=flatten(flags["deny_domain"]),
         max_runtime_s=flags["max_runtime"],
+        since=parse_since(since) if since else None,
+        source_authority=flags["source_authority"],
+        dedupe_threshold=None if flags["no_dedupe"] else flags["dedupe_threshold"],
     )
-    return settings, request
 
 
-async def run_with_progress(settings: Settings, request: ResearchRequest, verbose: bool) -> Result:
-    progress = Progress(verbose=verbose)
-    built = assemble(settings)
-    try:
-        async for event in built.engine.run(request):
-            progress(event)
-            if isinstance(event, Done):
-                progress.clear()
-                return event.result
-            if isinstance(event, Failed):
-                progress.clear()
-                raise event.exception or SleuthError(event.error)
-    finally:
-        await built.aclose()
-    raise SleuthError("the run ended without a result")
+def settings_and_request(question: str, flags: dict[str, Any]) -> tuple[Settings, ResearchRequest]:
+    return settings_from(flags), request_from(question, flags)
 
 
-def write_out(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"--out: cannot write {path}: {exc.strerror}") from exc
+def output_from(flags: dict[str, Any]) -> Output:
+    out: Path | None = flags["out"]
+    return Output(flags["as_json"], out, flags["verbose"], flags["strict_cites"])
 
 
-def stdout_is_tty() -> bool:
-    return sys.stdout.isatty()
+def saving_from(flags: dict[str, Any], parent_id: str | None = None) -> Saving:
+    options = {k: flags[k] for k in ("search", "max_sources", "source_authority") if k in flags}
+    return Saving(not flags["no_sessions"], flatten(flags["tag"]), parent_id, options)
 
 
 COMMANDS = [ask]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -102,4 +103,89 @@ def llm_options(f: F) -> F:
         default=None,
         help="OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp, ...).",
     )(f)
+    return f
+
+
+def output_options(f: F) -> F:
+    f = option("--verbose", "-v", is_flag=True, help="Print every run event on stderr.")(f)
+    f = option(
+        "--out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Also write the final output to this file.",
+    )(f)
+    f = option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        envvar="SLEUTH_JSON",
+        help="Print the result as JSON (the DESIGN §1 shape).",
+    )(f)
+    return f
+
+
+def reading_options(f: F) -> F:
+    f = option("--no-dedupe", is_flag=True, help="Keep near-duplicate pages.")(f)
+    f = option(
+        "--dedupe-threshold",
+        type=click.FloatRange(0.01, 1.0),
+        default=0.9,
+        show_default=True,
+        help="Word 5-gram Jaccard similarity at which a page counts as a copy of one already kept.",
+    )(f)
+    f = option(
+        "--source-authority",
+        type=click.Choice(["prefer", "strict", "off"]),
+        default="prefer",
+        show_default=True,
+        help="Order fetch slots by domain authority; strict also drops content farms.",
+    )(f)
+    f = option(
+        "--since",
+        default=None,
+        metavar="DATE|DURATION",
+        help="Drop pages published before this (2024-01-31, or 30d, 2w, 6m, 1y); "
+        "undated pages are kept.",
+    )(f)
+    f = option(
+        "--pdf-max-pages",
+        type=click.IntRange(1, 2000),
+        default=50,
+        show_default=True,
+        help="Pages of a PDF to read.",
+    )(f)
+    f = option(
+        "--browser-cdp-endpoint",
+        default=None,
+        metavar="URL",
+        help="Use a running Chromium over CDP instead of launching one.",
+    )(f)
+    f = option(
+        "--browser-executable",
+        default=None,
+        metavar="PATH",
+        help="Chromium to launch (default: chromium on PATH).",
+    )(f)
+    f = option(
+        "--browser",
+        type=click.Choice(["auto", "always", "never"]),
+        default="auto",
+        show_default=True,
+        help="Read pages in headless Chromium: when plain HTTP yields too little text "
+        "(auto), always, or never. Needs sleuth[browser].",
+    )(f)
+    f = option("--no-cache", is_flag=True, help="Do not read or write the page cache.")(f)
+    return f
+
+
+def session_options(f: F) -> F:
+    f = option(
+        "--tag",
+        type=CommaList(),
+        multiple=True,
+        envvar="SLEUTH_TAGS",
+        metavar="TAG[,TAG]",
+        help="Label the saved session.",
+    )(f)
+    f = option("--no-sessions", is_flag=True, help="Do not save this run as a session.")(f)
     return f
