@@ -47,6 +47,7 @@ class Settings:
     context_tokens: int = 16000
     max_cost: float | None = None
     no_cache: bool = False
+    refresh_cache: bool = False  # read every page afresh but still store it (rerun)
     cache_ttl_s: float = 3600.0
     fetch_timeout_s: float = 10.0
     max_bytes: int = 5_000_000
@@ -101,7 +102,7 @@ def build_fetcher(settings: Settings) -> Fetcher:
     if settings.no_cache:
         return fetcher
     cache = SqlitePageCache(sleuth_home(settings.env) / "cache.db", ttl_s=settings.cache_ttl_s)
-    return CachedFetcher(fetcher, cache)
+    return CachedFetcher(fetcher, cache, refresh=settings.refresh_cache)
 
 
 def browser_settings(settings: Settings) -> BrowserSettings:

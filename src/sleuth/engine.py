@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .answer import finish_answer
+from .candidates import Candidate
 from .errors import DeadlineExceeded, NoSourcesError, SleuthError, UsageError
 from .events import Done, Event, Failed, Notice, PassagesKept, Planned
-from .evidence import EvidenceLimits, build_sources
+from .evidence import EvidenceLimits, Read, build_sources
 from .gather import Backends, Gathering, RoundLimits, run_round
 from .ports import Fetcher, SearchBackend, Writer
 from .trust import check_mode, rate_sources
@@ -59,6 +60,21 @@ class Engine:
                 if isinstance(event, Done):
                     event = Done(_with_duration(event.result, started))
                 yield event
+        except SleuthError as exc:
+            yield Failed(str(exc), exc.code, exc.exit_code, exc)
+
+    async def rewrite(self, request: ResearchRequest) -> AsyncIterator[Event]:
+        """Write a new answer from `request.seeds` only: no search and no reading (resume)."""
+        started = time.monotonic()
+        try:
+            validate(request)
+            gathering = Gathering(request)
+            gathering.reads = [Read(Candidate(r, 0.0, 1), r.page) for r in request.seeds]
+            drafted: list[Drafted] = []
+            deadline = Deadline(request.max_runtime_s)
+            async for event in self._draft(request, gathering, deadline, drafted):
+                yield event
+            yield Done(_with_duration(self._result(request, gathering, drafted[-1], 0), started))
         except SleuthError as exc:
             yield Failed(str(exc), exc.code, exc.exit_code, exc)
 

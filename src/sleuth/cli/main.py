@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "sleuth.cli.doctor",
     "sleuth.cli.eval_cmd",
     "sleuth.cli.sessions_cmd",
+    "sleuth.cli.followup_cmd",
 )
 
 

@@ -40,10 +40,16 @@ class Saving:
 
 
 def run_and_print(
-    settings: Settings, request: ResearchRequest, output: Output, saving: Saving
+    settings: Settings,
+    request: ResearchRequest,
+    output: Output,
+    saving: Saving,
+    rewrite: bool = False,
 ) -> Result:
-    """Run, save, print; raises CitationCheckFailed (exit 4) after printing under --strict-cites."""
-    result, cost = asyncio.run(run_with_progress(settings, request, output.verbose))
+    """Run, save, print; raises CitationCheckFailed (exit 4) after printing under --strict-cites.
+
+    With `rewrite`, only the writer runs, over `request.seeds` (resume)."""
+    result, cost = asyncio.run(run_with_progress(settings, request, output.verbose, rewrite))
     if saving.enabled:
         result = save(result, request, saving)
     show(result, output)
@@ -61,12 +67,13 @@ def run_and_print(
 
 
 async def run_with_progress(
-    settings: Settings, request: ResearchRequest, verbose: bool
+    settings: Settings, request: ResearchRequest, verbose: bool, rewrite: bool = False
 ) -> tuple[Result, str]:
     progress = Progress(verbose=verbose)
     built = assemble(settings)
+    events = built.engine.rewrite(request) if rewrite else built.engine.run(request)
     try:
-        async for event in built.engine.run(request):
+        async for event in events:
             progress(event)
             if isinstance(event, Done):
                 progress.clear()

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import click
 
-from ..diff import diff_sessions, render_diff
 from ..errors import UsageError
 from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
 from ..store import SessionStats, SessionStore, SessionSummary, sessions_db_path
@@ -161,26 +160,6 @@ def show(session_id: str, as_json: bool) -> None:
     click.echo(render_json(record) if as_json else render_markdown(record), nl=False)
 
 
-@click.command("diff")
-@click.argument("first", metavar="A")
-@click.argument("second", metavar="B")
-@click.option("--json", "as_json", is_flag=True, help="Print the structured diff as JSON.")
-def diff(first: str, second: str, as_json: bool) -> None:
-    """Show how run B differs from run A: metadata, sources added/removed/shared, answer lines.
-
-    \b
-    Examples:
-      sleuth diff 2026-05-07 2026-06-01
-      sleuth diff 2026-05-07_1345 2026-06-01_0900 --json
-    """
-    store = _store()
-    result = diff_sessions(store.get(first), store.get(second))
-    if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
-    else:
-        click.echo(render_diff(result), nl=False)
-
-
 def _stats_text(stats: SessionStats) -> str:
     span = f" · {stats.first[:10]} → {stats.last[:10]}" if stats.first and stats.last else ""
     lines = [
@@ -259,4 +238,4 @@ def open_cmd(session_id: str, out: Path | None, no_browser: bool) -> None:
             webbrowser.open(path.resolve().as_uri())
 
 
-COMMANDS: list[click.Command] = [sessions, show, diff, stats, export, open_cmd]
+COMMANDS: list[click.Command] = [sessions, show, stats, export, open_cmd]

@@ -1,0 +1,129 @@
+"""A run, then resume, continue, rerun, diff and export on it, offline against the test web
+(issue 6 must-show)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import html5lib
+import pytest
+
+from sleuth.cli.main import main
+from sleuth.store import SessionStore, sessions_db_path
+from tests.testweb.server import TestWeb
+
+Q = "How long does Example Cloud keep audit logs by default?"
+DOCS = "http://docs.examplecloud.com/security/audit-logs/retention"
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code: object = 0
+    except SystemExit as done:
+        code = done.code
+    out, err = capsys.readouterr()
+    return (code if isinstance(code, int) else 1), out, err
+
+
+def first_run(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    code, out, err = run(["ask", Q, "--search=searxng", "--json", "--tag=audit"], capsys)
+    assert code == 0, err
+    data: dict[str, object] = json.loads(out)
+    assert isinstance(data["session_id"], str)
+    return data
+
+
+def test_resume_rewrites_from_saved_sources_without_searching(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = first_run(capsys)
+    testweb_env.reset()
+    code, out, err = run(["resume", str(parent["session_id"])[:20], "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert testweb_env.hits == []  # no search, no page read
+    assert data["usage"]["searches"] == 0 and data["usage"]["pages_read"] == 0
+    assert {s["url"] for s in data["sources"]} <= {s["url"] for s in parent["sources"]}  # type: ignore[union-attr]
+    assert "90 days" in data["answer"]
+    record = SessionStore(sessions_db_path()).get(data["session_id"])
+    assert record.parent_id == parent["session_id"] and "audit" in record.tags
+
+
+def test_continue_seeds_saved_sources_and_does_not_refetch_them(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = first_run(capsys)
+    testweb_env.reset()
+    code, out, err = run(
+        ["continue", str(parent["session_id"]), "what about Enterprise plans?", "--json"], capsys
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    known = {s["url"] for s in parent["sources"] if not s.get("snippet")}  # type: ignore[union-attr]
+    assert not any(hit in known for hit in testweb_env.hits)
+    assert testweb_env.searches  # it did search again
+    record = SessionStore(sessions_db_path()).get(data["session_id"])
+    assert record.parent_id == parent["session_id"]
+
+
+def test_rerun_is_independent_and_prints_the_diff(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = first_run(capsys)
+    testweb_env.reset()
+    code, out, err = run(["rerun", str(parent["session_id"])], capsys)
+    assert code == 0, err
+    assert DOCS in testweb_env.hits  # read again, not seeded
+    assert "diff " in err and "sources" in err
+    sessions = SessionStore(sessions_db_path()).list()
+    assert len(sessions) == 2
+
+
+def test_diff_json_of_two_runs(testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]) -> None:
+    a = first_run(capsys)
+    code, out, err = run(
+        [
+            "ask",
+            "Does Example Cloud Enterprise extend audit log retention?",
+            "--search=searxng",
+            "--json",
+        ],
+        capsys,
+    )
+    b = json.loads(out)
+    code, out, err = run(["diff", str(a["session_id"]), b["session_id"], "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data["sources"]) >= {"added", "removed", "shared"}
+
+
+def test_narrate_without_an_llm_is_a_clear_error(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = first_run(capsys)
+    code, _, err = run(["diff", str(a["session_id"]), str(a["session_id"]), "--narrate"], capsys)
+    assert code == 1 and "--narrate needs an LLM" in err
+
+
+def test_export_html_is_valid_and_self_contained(
+    testweb_env: TestWeb, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = first_run(capsys)
+    target = tmp_path / "report.html"
+    code, _, err = run(["export", str(parent["session_id"]), f"--out={target}"], capsys)
+    assert code == 0, err
+    page = target.read_text()
+    html5lib.HTMLParser(strict=True).parse(page)
+    assert "<script" not in page and "http://docs.examplecloud.com" in page
+    assert re.search(r'<sup class="cite"><a href="#src-\d+">', page)
+
+
+def test_no_sessions_saves_nothing(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["ask", Q, "--search=searxng", "--no-sessions"], capsys)
+    assert code == 0 and "session " not in err
+    assert len(SessionStore(sessions_db_path()).list()) == 0
