@@ -1,7 +1,6 @@
 import socket
 
 import pytest
-
 from sitecustomize import NetworkBlocked
 
 

@@ -35,9 +35,10 @@ class Read:
 
 def rank_passages(question: str, reads: Sequence[Read]) -> list[list[Passage]]:
     """Passages of every read, best first, scored in one shared index."""
-    chunks = [split_passages(r.page.text) if r.page else [] for r in reads]
+    pages = [r.page for r in reads]
+    chunks = [split_passages(p.text) if p else [] for p in pages]
     flat = [(i, c) for i, cs in enumerate(chunks) for c in cs]
-    titles = [reads[i].page.title if reads[i].page else "" for i, _ in flat]
+    titles = [_title(pages[i]) for i, _ in flat]
     scores = bm25_scores(question, [c.text for _, c in flat], titles)
     ranked: list[list[Passage]] = [[] for _ in reads]
     for (i, chunk), score in zip(flat, scores, strict=True):
@@ -45,6 +46,10 @@ def rank_passages(question: str, reads: Sequence[Read]) -> list[list[Passage]]:
     for passages in ranked:
         passages.sort(key=lambda p: (-p.score, p.start))
     return ranked
+
+
+def _title(page: Page | None) -> str:
+    return page.title if page is not None else ""
 
 
 def snippet_passages(question: str, reads: Sequence[Read]) -> list[Passage]:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import html5lib
 import pytest
+from tests.testweb.server import TestWeb
 
 from sleuth.cli.main import main
 from sleuth.store import SessionStore, sessions_db_path
-from tests.testweb.server import TestWeb
 
 Q = "How long does Example Cloud keep audit logs by default?"
 DOCS = "http://docs.examplecloud.com/security/audit-logs/retention"
@@ -74,7 +74,7 @@ def test_rerun_is_independent_and_prints_the_diff(
 ) -> None:
     parent = first_run(capsys)
     testweb_env.reset()
-    code, out, err = run(["rerun", str(parent["session_id"])], capsys)
+    code, _, err = run(["rerun", str(parent["session_id"])], capsys)
     assert code == 0, err
     assert DOCS in testweb_env.hits  # read again, not seeded
     assert "diff " in err and "sources" in err

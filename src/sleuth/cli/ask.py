@@ -142,7 +142,8 @@ def output_from(flags: dict[str, Any]) -> Output:
 
 
 def saving_from(flags: dict[str, Any], parent_id: str | None = None) -> Saving:
-    options = {k: flags[k] for k in ("search", "max_sources", "source_authority") if k in flags}
+    keys = ("search", "max_sources", "source_authority")
+    options: dict[str, Any] = {k: flags[k] for k in keys if k in flags}
     return Saving(not flags["no_sessions"], flatten(flags["tag"]), parent_id, options)
 
 

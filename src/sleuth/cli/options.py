@@ -25,7 +25,7 @@ def option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
     return click.option(*decls, **kwargs)
 
 
-class Duration(click.ParamType):
+class Duration(click.ParamType):  # type: ignore[type-arg]
     """Seconds from `90`, `90s`, `500ms`, `10m` or `1h`."""
 
     name = "duration"
@@ -45,7 +45,7 @@ class Duration(click.ParamType):
         return seconds
 
 
-class CommaList(click.ParamType):
+class CommaList(click.ParamType):  # type: ignore[type-arg]
     """`a,b` or repeated flags, flattened to a tuple of non-empty items."""
 
     name = "list"

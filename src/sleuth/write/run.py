@@ -53,7 +53,9 @@ async def write_answer(
             parts.append(chunk)
             yield WriterDelta(chunk)
     finally:
-        await stream.aclose()
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
     outcome.model_ms = int((time.monotonic() - started) * 1000)
     outcome.text, outcome.writer = "".join(parts), writer.name
     if not clean(outcome.text)[0].strip():
