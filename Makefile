@@ -7,7 +7,7 @@ comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 QUESTION ?= How does Sleuth check that a citation is supported by its source?
 
-.PHONY: setup demo test lint format bench clean
+.PHONY: setup demo test lint format bench docs clean
 
 setup: $(STAMP)
 
@@ -39,3 +39,7 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+## Regenerate the README's command reference from the CLI itself.
+docs: setup
+	$(BIN)/python -m sleuth.cli.reference README.md

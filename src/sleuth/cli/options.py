@@ -73,10 +73,10 @@ def search_options(f: F) -> F:
     )(f)
     f = option(
         "--search-fallback",
-        default="wikipedia",
-        show_default=True,
+        default=None,
         metavar="SPEC",
-        help="Backend to retry a round through when search finds nothing ('none' disables).",
+        help="Backend to retry a round through when search finds nothing: wikipedia, or "
+        "news,wikipedia with --since; 'none' disables.",
     )(f)
     f = option(
         "--search",
