@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import cite
 from .trust import source_trust
@@ -30,6 +31,7 @@ class FinishedAnswer:
     confidence: Confidence
     source_trust: SourceTrust
     missing: str | None  # the search the writer says would find a missing fact
+    data: Any = None  # structured output, when a schema was given
 
 
 def clean(text: str) -> tuple[str, str | None]:

@@ -101,15 +101,32 @@ class WriterStarted(Event):
     kind: ClassVar[str] = "writer.start"
     writer: str
     sources: tuple[Source, ...]
+    round: int = 1
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "writer": self.writer, "sources": len(self.sources)}
+        return {
+            "type": self.kind,
+            "writer": self.writer,
+            "sources": len(self.sources),
+            "round": self.round,
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class WriterDelta(Event):
     kind: ClassVar[str] = "writer.delta"
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Critiqued(Event):
+    """A deep round's gap check: complete, or what is missing and what to search next."""
+
+    kind: ClassVar[str] = "critic"
+    round: int
+    complete: bool
+    missing: tuple[str, ...]
+    queries: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

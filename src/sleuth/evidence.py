@@ -99,3 +99,29 @@ def _source(
         snippet=is_snippet,
         text=page.text if page else result.snippet,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A stretch of a run's reads ranked against its own query, with its own source cap.
+
+    A quick run's first round is ranked against the question; a two-step hop or a follow-up
+    search adds a segment ranked against the search that found it, so its sources are not
+    crowded out by pages about the first step."""
+
+    start: int  # index of the segment's first read
+    query: str
+    max_sources: int
+
+
+def build_segmented(
+    reads: Sequence[Read], segments: Sequence[Segment], passages_per_source: int
+) -> list[Source]:
+    sources: list[Source] = []
+    for i, segment in enumerate(segments):
+        end = segments[i + 1].start if i + 1 < len(segments) else len(reads)
+        limits = EvidenceLimits(segment.max_sources, passages_per_source)
+        sources += build_sources(
+            segment.query, reads[segment.start : end], limits, first_number=len(sources) + 1
+        )
+    return sources

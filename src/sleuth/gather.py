@@ -19,7 +19,7 @@ from .candidates import Candidate, cap_per_site, fuse, normalize_url
 from .dedupe import NearDuplicates
 from .errors import BlockedURLError, SearchError
 from .events import Event, FetchSkipped, NearDuplicate, Notice, SearchDegraded, Searched
-from .evidence import Read
+from .evidence import Read, Segment
 from .fetch.domains import DomainPolicy
 from .ports import Fetcher, SearchBackend, SearchQuery
 from .read import ReadLimits, ReadOutcome, read_all
@@ -57,6 +57,7 @@ class Gathering:
     read_ms: int = 0
     pages_read: int = 0
     dupes: NearDuplicates | None = None
+    segments: list[Segment] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         threshold = self.request.dedupe_threshold

@@ -79,6 +79,9 @@ class WriteTask:
     sources: tuple[Source, ...]
     output: OutputKind = "answer"
     language: str | None = None
+    aspects: tuple[str, ...] = ()  # sub-queries a report should cover, one section each
+    tldr: bool = False  # start with a cited one-paragraph summary
+    insist: bool = False  # the first attempt was empty: answer, or say what the sources hold
 
 
 class Writer(Protocol):

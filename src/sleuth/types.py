@@ -219,10 +219,10 @@ class ResearchRequest:
 
     question: str
     depth: Depth = "quick"
-    deep_rounds: int = 3
+    deep_rounds: int = 2  # critic rounds after the first (deep only)
     output: OutputKind | None = None  # None: "answer" for quick, "report" for deep
     max_results: int = 10
-    max_sources: int = 6
+    max_sources: int | None = None  # None: 6 for quick, 15 for deep
     passages_per_source: int = 4
     per_site: int = 2
     read_deadline_s: float = 6.0
@@ -239,6 +239,15 @@ class ResearchRequest:
     source_authority: str = "prefer"  # prefer | strict | off
     dedupe_threshold: float | None = 0.9  # None: keep near-duplicates
     seeds: tuple[SearchResult, ...] = ()  # pre-read sources to start from (continue a session)
+    schema: dict[str, Any] | None = None  # structured output: fill this JSON Schema
+    tldr: bool = False
+    hops: bool = True  # triage two-step questions in quick mode
+
+    @property
+    def source_cap(self) -> int:
+        if self.max_sources is not None:
+            return self.max_sources
+        return 15 if self.depth == "deep" else 6
 
     @property
     def output_kind(self) -> OutputKind:

@@ -73,9 +73,20 @@ async def test_answer_without_citations_has_none() -> None:
     assert result.confidence == "low"
 
 
-async def test_empty_answer_falls_back_to_an_extractive_one() -> None:
+async def test_empty_answer_is_asked_once_more() -> None:
     model = FakeChatModel()
     model.enqueue("<think>I should answer</think>   ")
+    model.enqueue("Audit log entries are retained for 90 days by default [1].")
+    result = result_of(await run(model))
+    assert len(model.calls) == 2
+    assert "Your previous reply was empty" in model.calls[1][-1].content
+    assert result.writer == "llm" and "[1]" in (result.answer or "")
+
+
+async def test_twice_empty_answer_falls_back_to_an_extractive_one() -> None:
+    model = FakeChatModel()
+    model.enqueue("<think>I should answer</think>   ")
+    model.enqueue("")
     events = await run(model)
     result = result_of(events)
     assert result.answer and "[1]" in result.answer

@@ -37,6 +37,8 @@ _PROVIDERS: Mapping[WireFormat, tuple[str, str]] = {
     "openai": ("sleuth.llm.openai_chat", "OpenAIChat"),
     "anthropic": ("sleuth.llm.anthropic_chat", "AnthropicChat"),
 }
+# `--model local` with no base URL: llama.cpp in this process (the sleuth[local] extra).
+_IN_PROCESS = ("sleuth.llm.local", "LocalChat")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +96,7 @@ class LLMSettings:
 
     @property
     def configured(self) -> bool:
-        return bool(self.base_url or self.keys)
+        return bool(self.base_url or self.keys) or self.model == "local"
 
     def model_for(self, stage: Stage) -> str:
         main = self.model or DEFAULT_MODELS[self.wire_format]
@@ -127,7 +129,8 @@ def build_chat_model(
     """The chat model for `stage`, or None when no LLM is configured."""
     if not settings.configured:
         return None
-    module, cls = _PROVIDERS[settings.wire_format]
+    in_process = settings.model_for(stage) == "local" and not settings.base_url
+    module, cls = _IN_PROCESS if in_process else _PROVIDERS[settings.wire_format]
     provider: Callable[..., ChatModel] = getattr(importlib.import_module(module), cls)
     return provider(
         settings.model_for(stage),

@@ -178,3 +178,9 @@ def _section(text: str, names: tuple[str, ...]) -> str | None:
                 body.append(follow)
             return "\n".join(body)
     return None
+
+
+def parse_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in a model's reply (bare, fenced or after preamble), else None."""
+    data = _find_json(strip_reasoning_text(text))
+    return data if isinstance(data, dict) else None

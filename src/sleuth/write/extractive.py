@@ -204,6 +204,9 @@ class ExtractiveWriter:
         self.sentences = sentences
 
     async def write(self, task: WriteTask) -> AsyncIterator[str]:
+        if task.tldr:
+            lead = select(task.sources, task.question, 2)
+            yield "**TL;DR:** " + " ".join(cite_sentence(c) for c in lead) + "\n\n"
         if task.output == "report":
             for chunk in self._report(task):
                 yield chunk
@@ -211,16 +214,19 @@ class ExtractiveWriter:
         yield paragraphs(select(task.sources, task.question, self.sentences))
 
     def _report(self, task: WriteTask) -> list[str]:
-        """A sectioned report: an overview, then one section per source's best sentences."""
+        """An overview, then one section per aspect (sub-query) or, without aspects, per source."""
         overview = select(task.sources, task.question, 3)
         parts = ["## Overview\n\n" + paragraphs(overview) + "\n"]
         used = {c.text for c in overview}
-        for source in task.sources:
-            own = [c for c in select([source], task.question, 3) if c.text not in used]
+        sections: list[tuple[str, list[Source]]] = (
+            [(aspect, list(task.sources)) for aspect in task.aspects]
+            if task.aspects
+            else [(s.title.strip() or s.url, [s]) for s in task.sources]
+        )
+        for heading, sources in sections:
+            query = heading if task.aspects else task.question
+            own = [c for c in select(sources, query, 3) if c.text not in used]
+            used.update(c.text for c in own)
             if own:
-                parts.append(
-                    f"\n## {source.title.strip() or source.url}\n\n"
-                    + " ".join(cite_sentence(c) for c in own)
-                    + "\n"
-                )
+                parts.append(f"\n## {heading[:1].upper()}{heading[1:]}\n\n{paragraphs(own)}\n")
         return parts

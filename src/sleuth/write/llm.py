@@ -48,10 +48,23 @@ def build_messages(task: WriteTask, context_tokens: int = 16000) -> list[Message
     budget = max(2000, (context_tokens - 2500) * CHARS_PER_TOKEN)
     user = template.format(
         question=task.question,
-        language=language,
+        language=language + _extras(task),
         sources=format_sources(task.sources, budget),
     )
+    if task.insist:
+        user += prompts.load("insist")
     return [Message("system", prompts.load("system")), Message("user", user)]
+
+
+def _extras(task: WriteTask) -> str:
+    extra = ""
+    if task.tldr:
+        extra += (
+            "\nStart with one cited paragraph that begins with **TL;DR:** and sums up the answer."
+        )
+    if task.aspects:
+        extra += "\nCover these aspects, one section each: " + "; ".join(task.aspects) + "."
+    return extra
 
 
 class LLMWriter:

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..answer import clean
-from ..errors import DeadlineExceeded
 from ..events import Event, Notice, WriterDelta, WriterStarted
 from ..ports import Writer, WriteTask
 from ..types import ResearchRequest, Source
 from .extractive import ExtractiveWriter
 
 if TYPE_CHECKING:
-    from ..engine import Deadline
+    from ..deadline import Deadline
 
 
 @dataclass(slots=True)
@@ -31,31 +30,28 @@ async def write_answer(
     sources: Sequence[Source],
     deadline: Deadline,
     outcome: WriteOutcome,
+    aspects: tuple[str, ...] = (),
+    round_no: int = 1,
 ) -> AsyncIterator[Event]:
     task = WriteTask(
-        request.question.strip(), tuple(sources), request.output_kind, request.language
+        request.question.strip(),
+        tuple(sources),
+        request.output_kind,
+        request.language,
+        aspects,
+        request.tldr,
     )
-    yield WriterStarted(writer.name, tuple(sources))
+    yield WriterStarted(writer.name, tuple(sources), round_no)
     started = time.monotonic()
     parts: list[str] = []
-    stream = writer.write(task)
-    try:
-        while True:
-            left = deadline.remaining()
-            if left is not None and left <= 0:
-                raise DeadlineExceeded(
-                    f"stopped at the --max-runtime limit of {deadline.seconds:g} s"
-                )
-            try:
-                chunk = await deadline.run(anext(stream))
-            except StopAsyncIteration:
-                break
-            parts.append(chunk)
-            yield WriterDelta(chunk)
-    finally:
-        close = getattr(stream, "aclose", None)
-        if close is not None:
-            await close()
+    async for event in _stream(writer, task, deadline, parts):
+        yield event
+    if not clean("".join(parts))[0].strip() and writer.name != "extractive":
+        # Ask once more: answer from the sources, or say in one sentence they do not contain it.
+        yield Notice(f"the {writer.name} writer returned no answer; asking once more")
+        parts = []
+        async for event in _stream(writer, replace(task, insist=True), deadline, parts):
+            yield event
     outcome.model_ms = int((time.monotonic() - started) * 1000)
     outcome.text, outcome.writer = "".join(parts), writer.name
     if not clean(outcome.text)[0].strip():
@@ -64,3 +60,11 @@ async def write_answer(
         fallback = ExtractiveWriter()
         outcome.text = "".join([c async for c in fallback.write(task)])
         outcome.writer = fallback.name
+
+
+async def _stream(
+    writer: Writer, task: WriteTask, deadline: Deadline, parts: list[str]
+) -> AsyncIterator[Event]:
+    async for chunk in deadline.guard_text(writer.write(task)):
+        parts.append(chunk)
+        yield WriterDelta(chunk)

@@ -1,0 +1,1 @@
+"""`make bench`: Sleuth's report card on the offline web of `../shared/bench`."""

@@ -1,0 +1,256 @@
+"""`python -m bench.run [--sample N] [--seed S] [--out DIR]`: Sleuth's report card.
+
+Serves `../shared/bench` with `../shared/tools/offline_web.py` (three servers: plain, 200 ms
+per page, 30% of pages hanging), runs every arm over a per-dataset sample of the questions,
+measures speed, and writes `bench/results/<date>-<version>.md` (+ `.json`). Figures only: a
+bench never fails on a number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sleuth
+from sleuth.assemble import Settings
+from sleuth.evaluate.corpus_web import Doc, load_docs
+from sleuth.evaluate.questions import Question, load_questions, sample, with_gold_urls
+from sleuth.evaluate.report import summary_json
+from sleuth.evaluate.runner import SleuthArm, proxy_environment, run_arm
+from sleuth.evaluate.score import Score, summarize
+
+from .arms import ARMS, BASELINES, DEFAULT_ARMS
+from .goals import goals
+from .render import LatencyRow, goals_section, quality_table, speed_section
+from .speed import cli_runs, extraction_throughput
+from .web import OfflineWeb
+
+REPO = Path(__file__).resolve().parents[1]
+# (label, dataset in questions.jsonl, questions per --sample unit)
+DATASETS = (
+    ("NQ", "nq_open_oracle", 2),
+    ("PubMedQA", "pubmedqa_pqal", 1),
+    ("HotpotQA", "hotpotqa_hipporag_train100", 1),
+    ("MuSiQue", "musique_hipporag_train100", 1),
+)
+WEBS = {
+    "shared": "`../shared/tools/offline_web.py`",
+    "sleuth": "`python -m sleuth.evaluate.corpus_web`",
+}
+CONDITIONS = (
+    ("no injected latency", ()),
+    ("200 ms per page", ("--latency", "0.2")),
+    ("3 of 10 pages hanging", ("--hang-fraction", "0.3")),
+)
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__)
+    ap.add_argument(
+        "--sample",
+        type=int,
+        default=30,
+        help="questions per dataset (NQ gets twice as many); default 30",
+    )
+    ap.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    ap.add_argument(
+        "--arms",
+        default=",".join(DEFAULT_ARMS),
+        help=f"comma list from {', '.join(ARMS)} (default {','.join(DEFAULT_ARMS)})",
+    )
+    ap.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    ap.add_argument(
+        "--web",
+        choices=("shared", "sleuth"),
+        default="shared",
+        help="offline web server: ../shared/tools/offline_web.py (default) or "
+        "Sleuth's own sleuth.evaluate.corpus_web (same behaviour, larger backlog)",
+    )
+    ap.add_argument("--latency-questions", type=int, default=20)
+    ap.add_argument("--cli-questions", type=int, default=5)
+    ap.add_argument("--throughput-pages", type=int, default=300)
+    return ap.parse_args(argv)
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def pick_questions(shared: Path, docs: Sequence[Doc], n: int, seed: int) -> list[Question]:
+    every = with_gold_urls(
+        load_questions(shared / "bench" / "questions.jsonl"), {d.id: d.url for d in docs}
+    )
+    picked: list[Question] = []
+    for label, name, factor in DATASETS:
+        pool = [q for q in every if q.dataset == name]
+        picked += [replace(q, dataset=label) for q in sample(pool, n * factor, seed)]
+    return picked
+
+
+def settings_for(web: OfflineWeb) -> Settings:
+    return Settings(
+        search="searxng", search_fallback="none", no_cache=True, env={**os.environ, **web.env()}
+    )
+
+
+def quality(
+    web: OfflineWeb, arms: Sequence[str], questions: Sequence[Question]
+) -> dict[str, list[Score]]:
+    out: dict[str, list[Score]] = {}
+    with proxy_environment(web.env()):
+        for arm in arms:
+            log(f"arm {arm}: {len(questions)} questions")
+            started = time.monotonic()
+            out[arm] = asyncio.run(run_arm(ARMS[arm](settings_for(web)), questions, 1))
+            log(f"arm {arm}: done in {time.monotonic() - started:.0f} s")
+    return out
+
+
+def latency(web: OfflineWeb, questions: Sequence[Question]) -> list[float]:
+    with proxy_environment(web.env()):
+        rows = asyncio.run(run_arm(SleuthArm(settings_for(web)), questions, 1))
+    return [float(r.latency_ms) for r in rows]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(argv)
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    unknown = [a for a in arms if a not in ARMS]
+    if unknown or not (args.shared / "bench" / "docs.jsonl").exists():
+        print(
+            f"bench: unknown arms {unknown} or no {args.shared}/bench/docs.jsonl", file=sys.stderr
+        )
+        return 2
+    started = time.monotonic()
+    docs = load_docs(args.shared / "bench" / "docs.jsonl")
+    questions = pick_questions(args.shared, docs, args.sample, args.seed)
+    webs = [
+        OfflineWeb(
+            args.shared / "tools" / "offline_web.py", args.shared / "bench" / "docs.jsonl", extra
+        )
+        for _, extra in CONDITIONS
+    ]
+    try:
+        log("starting three offline webs (indexing 17k pages)")
+        for web in webs:
+            web.wait_ready()
+        scores = quality(webs[0], arms, questions)
+        speed = measure_speed(args, webs, docs, questions)
+    finally:
+        for web in webs:
+            web.stop()
+    report = Report(args, arms, questions, scores, speed, time.monotonic() - started)
+    md_path = report.write(args.out)
+    print(report.markdown())
+    log(f"results written to {md_path}")
+    return 0
+
+
+def measure_speed(
+    args: argparse.Namespace,
+    webs: Sequence[OfflineWeb],
+    docs: Sequence[Doc],
+    questions: Sequence[Question],
+) -> dict[str, Any]:
+    log(f"throughput: extraction + passages over {args.throughput_pages} pages")
+    throughput = extraction_throughput(docs[: args.throughput_pages])
+    nq = [q for q in questions if q.dataset == "NQ"]
+    sleuth_bin = Path(sys.executable).parent / "sleuth"
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="sleuth-bench-home-") as home:
+        for (label, _), web in zip(CONDITIONS, webs, strict=True):
+            log(f"latency: {label}")
+            in_process = latency(web, nq[: args.latency_questions])
+            env = {**os.environ, **web.env(), "SLEUTH_HOME": home}
+            cli = cli_runs(sleuth_bin, nq[: args.cli_questions], env)
+            rows.append(LatencyRow(label, in_process, cli))
+    return {"throughput": throughput, "latency": rows}
+
+
+class Report:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        arms: Sequence[str],
+        questions: Sequence[Question],
+        scores: dict[str, list[Score]],
+        speed: dict[str, Any],
+        seconds: float,
+    ) -> None:
+        self.args, self.arms, self.questions, self.seconds = args, arms, questions, seconds
+        self.scores, self.speed = scores, speed
+        self.summaries = {
+            label: {
+                arm: summarize([s for s in rows if s.dataset == label])
+                for arm, rows in scores.items()
+            }
+            for label, _, _ in DATASETS
+        }
+
+    def markdown(self) -> str:
+        counts = ", ".join(
+            f"{label} {sum(q.dataset == label for q in self.questions)}" for label, _, _ in DATASETS
+        )
+        parts = [
+            f"# Sleuth bench — {datetime.now(UTC):%Y-%m-%d} — sleuth {sleuth.__version__}\n",
+            f"- questions: {counts} (seed {self.args.seed}; `--sample {self.args.sample}`)",
+            f"- arms: {', '.join(self.arms)} — baselines: snippets = search snippets only, "
+            "no reading; top3 = top-3 pages read whole, no passage selection; all use the "
+            "extractive writer (no LLM)",
+            f"- machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; "
+            f"bench took {self.seconds:.0f} s; offline web: {WEBS[self.args.web]}",
+            "- rates: value [Wilson 95% interval] n=questions (citations: n=cited "
+            "sentences); PubMedQA's answer is the yes/no/maybe verdict the answer states\n",
+        ]
+        for label, _, _ in DATASETS:
+            parts.append(f"## {label}\n\n{quality_table(self.summaries[label], BASELINES)}")
+        parts.append(
+            "## Speed\n\n" + speed_section(self.speed["throughput"], self.speed["latency"])
+        )
+        parts.append("## Goals (issue 3, no LLM)\n\n" + goals_section(goals(self)))
+        return "\n".join(parts)
+
+    def write(self, out: Path) -> Path:
+        out.mkdir(parents=True, exist_ok=True)
+        stem = f"{datetime.now(UTC):%Y-%m-%d}-{sleuth.__version__}"
+        md_path = out / f"{stem}.md"
+        md_path.write_text(self.markdown(), encoding="utf-8")
+        (out / f"{stem}.json").write_text(
+            json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8"
+        )
+        return md_path
+
+    def to_json(self) -> dict[str, Any]:
+        summary = {
+            label: {arm: summary_json(s) for arm, s in arms.items()}
+            for label, arms in self.summaries.items()
+        }
+        speed = self.speed["throughput"]
+        return {
+            "summary": summary,
+            "throughput_pages_per_s": speed.pages_per_s,
+            "latency": [
+                {
+                    "condition": r.condition,
+                    "in_process_ms": list(r.in_process_ms),
+                    "cli_s": [c.seconds for c in r.cli],
+                    "cli_rss_mb": [c.max_rss_mb for c in r.cli],
+                }
+                for r in self.speed["latency"]
+            ],
+        }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

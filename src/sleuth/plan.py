@@ -1,0 +1,171 @@
+"""Planning and critique for deep runs: by a model when one is configured, else by heuristics.
+
+A planner turns the question into 2–4 sub-queries. A critic reads a draft and says whether it
+is complete or which searches would fill its gaps; sentences the citation check found weak are
+the first gaps it is told about. Without a model both work from the question's own terms:
+sub-queries from its parts, gaps from the terms no kept passage covers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .llm.parse import Verdict, parse_list, parse_verdict
+from .ports import ChatModel, Message, TokenUsage
+from .prompts import load
+from .text import content_tokens, stem, words
+from .types import Source
+
+MAX_SUBQUERIES = 4
+MAX_GAP_QUERIES = 3
+CONJUNCTION = re.compile(
+    r"\s*(?:,|;|\band\b|\bvs\.?|\bversus\b|\bcompared (?:to|with)\b)\s*", re.IGNORECASE
+)
+TITLE_PHRASE = re.compile(
+    r"\b(?:[A-Z][\w'’.-]*[a-z0-9][\w'’-]*)(?:\s+(?:of|de|von|the|and|&)?"
+    r"\s*[A-Z][\w'’-]+)*"
+)
+
+
+class Planner(Protocol):
+    async def plan(self, question: str) -> list[str]: ...
+
+
+class Critic(Protocol):
+    async def review(
+        self, question: str, draft: str, weak: Sequence[str], sources: Sequence[Source]
+    ) -> Verdict: ...
+
+
+@dataclass(frozen=True, slots=True)
+class HeuristicPlanner:
+    """Sub-queries from the question's parts ("A and B", "A vs B") or its key terms."""
+
+    async def plan(self, question: str) -> list[str]:
+        return heuristic_plan(question)
+
+
+def heuristic_plan(question: str) -> list[str]:
+    keywords = list(dict.fromkeys(content_tokens(question)))
+    parts = [p for p in CONJUNCTION.split(question.rstrip("?. ")) if len(content_tokens(p)) >= 1]
+    queries: list[str] = []
+    if len(parts) >= 2:
+        subject = _subject(question, parts)
+        queries = [f"{subject} {p}".strip() if subject and subject not in p else p for p in parts]
+    elif len(keywords) >= 4:
+        half = len(keywords) // 2
+        queries = [" ".join(keywords[: half + 1]), " ".join(keywords[half - 1 :])]
+    entities = [e for e in TITLE_PHRASE.findall(question) if len(e.split()) >= 1 and e[0].isupper()]
+    queries += [e for e in entities[:2] if e.lower() not in question.lower()[:1]]
+    return _dedupe([q for q in queries if q.strip() and q.strip() != question.strip()])
+
+
+def _subject(question: str, parts: list[str]) -> str:
+    """Words before the first part that are shared context ("pricing of A and B" -> "pricing")."""
+    first = content_tokens(parts[0])
+    return " ".join(first[:-1]) if len(first) > 2 else ""
+
+
+def _dedupe(queries: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for q in queries:
+        key = " ".join(sorted(set(content_tokens(q))))
+        if key and key not in seen:
+            seen.add(key)
+            out.append(q)
+    return out[:MAX_SUBQUERIES]
+
+
+@dataclass(frozen=True, slots=True)
+class HeuristicCritic:
+    """Complete when every question term is covered and no citation is weak; else search gaps."""
+
+    async def review(
+        self, question: str, draft: str, weak: Sequence[str], sources: Sequence[Source]
+    ) -> Verdict:
+        missing = uncovered_terms(question, sources)
+        if not missing and not weak:
+            return Verdict(complete=True)
+        queries: list[str] = []
+        anchor = bridge_entity(question, sources)
+        if missing:
+            queries.append(" ".join([*([anchor] if anchor else []), *missing]))
+        for sentence in weak[:2]:
+            queries.append(" ".join(content_tokens(sentence)[:8]))
+        gaps = [f"no kept passage mentions: {', '.join(missing)}"] if missing else []
+        gaps += [f"weakly supported: {s}" for s in weak[:2]]
+        return Verdict(False, gaps, _dedupe([q for q in queries if q])[:MAX_GAP_QUERIES])
+
+
+def uncovered_terms(question: str, sources: Sequence[Source]) -> list[str]:
+    seen = {stem(w) for s in sources for p in s.passages for w in words(p.text)}
+    seen |= {stem(w) for s in sources for w in words(s.title)}
+    return [t for t in dict.fromkeys(content_tokens(question)) if stem(t) not in seen]
+
+
+def bridge_entity(question: str, sources: Sequence[Source], top: int = 4) -> str | None:
+    """The most frequent title-case phrase in the top sources' passages that the question does
+    not contain — the intermediate thing of a two-step question, taken only from read text."""
+    asked = question.lower()
+    counts: Counter[str] = Counter()
+    spread: dict[str, set[int]] = {}
+    for source in [s for s in sources if not s.snippet][:top]:
+        for passage in source.passages[:2]:
+            for phrase in TITLE_PHRASE.findall(passage.text):
+                phrase = phrase.strip()
+                if len(phrase) < 3 or phrase.lower() in asked or _is_sentence_start(phrase):
+                    continue
+                counts[phrase] += 1
+                spread.setdefault(phrase, set()).add(source.number)
+    ranked = sorted(counts, key=lambda p: (-len(spread[p]), -counts[p], p))
+    return ranked[0] if ranked and counts[ranked[0]] >= 2 else None
+
+
+def _is_sentence_start(phrase: str) -> bool:
+    """Single common words capitalised only because they open a sentence."""
+    return " " not in phrase and phrase.lower() in COMMON_OPENERS
+
+
+COMMON_OPENERS = frozenset(
+    "the a an this that these those it its in on at for from with by as after before when while "
+    "however although since during he she they we his her their there here some many most".split()
+)
+
+
+class ModelPlanner:
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model
+
+    async def plan(self, question: str) -> list[str]:
+        text = await complete(self.model, load("plan").format(question=question), 400)
+        queries = [q for q in parse_list(text) if q.strip()]
+        return _dedupe(queries) or heuristic_plan(question)
+
+
+class ModelCritic:
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model
+
+    async def review(
+        self, question: str, draft: str, weak: Sequence[str], sources: Sequence[Source]
+    ) -> Verdict:
+        weak_text = "\n".join(f"- {s}" for s in weak) or "(none)"
+        titles = "\n".join(f"[{s.number}] {s.title}" for s in sources)
+        prompt = load("critic").format(
+            question=question, draft=draft, weak=weak_text, sources=titles
+        )
+        verdict = parse_verdict(await complete(self.model, prompt, 500))
+        return Verdict(verdict.complete, verdict.missing, verdict.queries[:MAX_GAP_QUERIES])
+
+
+async def complete(model: ChatModel, prompt: str, max_tokens: int) -> str:
+    parts: list[str] = []
+    async for item in model.stream([Message("user", prompt)], max_tokens=max_tokens):
+        if not isinstance(item, TokenUsage):
+            parts.append(item)
+    return "".join(parts)
