@@ -12,16 +12,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .engine import Engine
+from .engine import Engine, Stages
 from .errors import UsageError
 from .fetch.browser import BrowserSettings
 from .fetch.cache import CachedFetcher, SqlitePageCache
 from .fetch.http import FetchSettings, HttpFetcher
+from .hops import HeuristicHopper, ModelHopper
 from .llm.factory import LLMSettings, build_chat_model, make_meter
 from .llm.meter import Meter
+from .plan import ModelCritic, ModelPlanner
 from .ports import Fetcher, SearchBackend, Writer
 from .registry import BackendSettings
 from .search.spec import build_search
+from .structured import Structurer
 from .types import ResearchRequest
 from .write.extractive import ExtractiveWriter
 from .write.llm import LLMWriter
@@ -46,6 +49,9 @@ class Settings:
     api_format: str = "auto"
     context_tokens: int = 16000
     max_cost: float | None = None
+    plan_model: str | None = None
+    critic_model: str | None = None
+    heuristic_hops: bool = False  # two-step triage without an LLM (see CHANGELOG for why off)
     no_cache: bool = False
     refresh_cache: bool = False  # read every page afresh but still store it (rerun)
     cache_ttl_s: float = 3600.0
@@ -80,6 +86,25 @@ def llm_settings(settings: Settings) -> LLMSettings:
         model=settings.model,
         api_format=settings.api_format,
         max_cost=settings.max_cost,
+        plan_model=settings.plan_model,
+        critic_model=settings.critic_model,
+    )
+
+
+def build_stages(settings: Settings, meter: Meter) -> Stages:
+    """Model-backed planning, critique, triage and structured output when an LLM is configured;
+    deterministic heuristics otherwise (no structured output without a model)."""
+    config = llm_settings(settings)
+    planner_model = build_chat_model(config, meter, stage="plan")
+    critic_model = build_chat_model(config, meter, stage="critic")
+    synth_model = build_chat_model(config, meter, stage="synth")
+    if planner_model is None or critic_model is None or synth_model is None:
+        return Stages(hopper=HeuristicHopper() if settings.heuristic_hops else None)
+    return Stages(
+        planner=ModelPlanner(planner_model),
+        critic=ModelCritic(critic_model),
+        hopper=ModelHopper(planner_model),
+        structurer=Structurer(synth_model, settings.context_tokens),
     )
 
 
@@ -159,6 +184,7 @@ def assemble(settings: Settings) -> Assembled:
         include=include,
         fallback=fallback,
         meter=meter,
+        stages=build_stages(settings, meter),
     )
     return Assembled(engine, meter, fetcher)
 

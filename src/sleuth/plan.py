@@ -50,24 +50,36 @@ class HeuristicPlanner:
 
 
 def heuristic_plan(question: str) -> list[str]:
-    keywords = list(dict.fromkeys(content_tokens(question)))
-    parts = [p for p in CONJUNCTION.split(question.rstrip("?. ")) if len(content_tokens(p)) >= 1]
-    queries: list[str] = []
+    """Parts of a compound question ("A, and B" / "A vs B"), each made able to stand alone;
+    for a simple question, its named entities and two overlapping halves of its key terms."""
+    entities = [e for e in TITLE_PHRASE.findall(question) if not _is_sentence_start(e)]
+    parts = [p.strip() for p in CONJUNCTION.split(question.rstrip("?. ")) if p.strip()]
+    parts = [p for p in parts if content_tokens(p)]
     if len(parts) >= 2:
-        subject = _subject(question, parts)
-        queries = [f"{subject} {p}".strip() if subject and subject not in p else p for p in parts]
-    elif len(keywords) >= 4:
+        queries = [
+            p if _stands_alone(p) else f"{_context(p, parts, entities)} {p}".strip() for p in parts
+        ]
+    else:
+        keywords = list(dict.fromkeys(content_tokens(question)))
         half = len(keywords) // 2
-        queries = [" ".join(keywords[: half + 1]), " ".join(keywords[half - 1 :])]
-    entities = [e for e in TITLE_PHRASE.findall(question) if len(e.split()) >= 1 and e[0].isupper()]
-    queries += [e for e in entities[:2] if e.lower() not in question.lower()[:1]]
+        queries = [" ".join(keywords[: half + 1]), " ".join(keywords[max(0, half - 1) :])]
+        queries = queries if len(keywords) >= 4 else []
+        queries += entities[:2]
     return _dedupe([q for q in queries if q.strip() and q.strip() != question.strip()])
 
 
-def _subject(question: str, parts: list[str]) -> str:
-    """Words before the first part that are shared context ("pricing of A and B" -> "pricing")."""
-    first = content_tokens(parts[0])
-    return " ".join(first[:-1]) if len(first) > 2 else ""
+def _stands_alone(part: str) -> bool:
+    """A part with a name or three content words can be searched without the rest."""
+    named = any(not _is_sentence_start(e) for e in TITLE_PHRASE.findall(part))
+    return named or len(content_tokens(part)) >= 3
+
+
+def _context(part: str, parts: list[str], entities: list[str]) -> str:
+    """What a dependent part ("how can they be exported") leaves out: the question's names and
+    the first part's last key words."""
+    words_here = set(content_tokens(part))
+    extra = [*entities[:2], *content_tokens(parts[0])[-2:]]
+    return " ".join(w for w in dict.fromkeys(extra) if w.lower() not in words_here)
 
 
 def _dedupe(queries: list[str]) -> list[str]:
@@ -133,7 +145,8 @@ def _is_sentence_start(phrase: str) -> bool:
 
 COMMON_OPENERS = frozenset(
     "the a an this that these those it its in on at for from with by as after before when while "
-    "however although since during he she they we his her their there here some many most".split()
+    "however although since during he she they we his her their there here some many most how "
+    "what who which why when where is are was were does do did can could should name list".split()
 )
 
 

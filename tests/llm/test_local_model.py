@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from sleuth.cli.main import main
 from sleuth.errors import ConfigError, LLMError
 from sleuth.llm.factory import LLMSettings, build_chat_model, make_meter
 from sleuth.llm.local import LocalChat, bundled_gguf, llama_cpp_installed
@@ -141,3 +142,16 @@ async def test_a_prompt_longer_than_the_context_is_refused_clearly() -> None:
     assert not caught.value.retryable
     texts, usage = await collect(model.stream(SHORT, max_tokens=4))
     assert isinstance(usage, TokenUsage) and texts, "the model still works after a refusal"
+
+
+def test_cli_model_local_without_the_extra_exits_1_naming_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nThe kettle boils a litre in 95 seconds.\n")
+    args = ["ask", "How fast does the kettle boil?", "--search", "none", "--include", str(notes)]
+    with pytest.raises(SystemExit) as done:
+        main([*args, "--model", "local", "--no-sessions"])
+    assert done.value.code == 1
+    assert "pip install 'sleuth[local]'" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -9,11 +10,15 @@ from typing import Any
 import click
 
 from ..assemble import Settings
+from ..errors import UsageError
 from ..recency import parse_since
+from ..structured import check_schema
 from ..types import ResearchRequest
 from .options import (
     CommaList,
     Duration,
+    cost_options,
+    depth_options,
     flatten,
     llm_options,
     option,
@@ -41,13 +46,14 @@ Examples:
 @search_options
 @reading_options
 @llm_options
+@cost_options
+@depth_options
 @session_options
 @option(
     "--max-sources",
     type=click.IntRange(1, 50),
-    default=6,
-    show_default=True,
-    help="Most sources given to the writer.",
+    default=None,
+    help="Most sources given to the writer (default 6, deep 15).",
 )
 @option(
     "--concurrency",
@@ -111,6 +117,10 @@ def settings_from(flags: dict[str, Any]) -> Settings:
         browser=flags["browser"],
         browser_executable=flags["browser_executable"],
         browser_cdp_endpoint=flags["browser_cdp_endpoint"],
+        plan_model=flags.get("plan_model"),
+        critic_model=flags.get("critic_model"),
+        max_cost=flags.get("max_cost"),
+        context_tokens=flags.get("context_tokens") or 16000,
         allow_private_network=os.environ.get("SLEUTH_ALLOW_PRIVATE_NETWORK", "") in ("1", "true"),
     )
 
@@ -129,7 +139,25 @@ def request_from(question: str, flags: dict[str, Any]) -> ResearchRequest:
         since=parse_since(since) if since else None,
         source_authority=flags["source_authority"],
         dedupe_threshold=None if flags["no_dedupe"] else flags["dedupe_threshold"],
+        depth="deep" if flags.get("deep") is not None else "quick",
+        deep_rounds=flags["deep"] if flags.get("deep") is not None else 2,
+        output=flags.get("output_kind"),
+        schema=load_schema(flags["schema"]) if flags.get("schema") else None,
+        tldr=bool(flags.get("tldr")),
+        language=flags.get("language"),
     )
+
+
+def load_schema(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--schema: cannot read {path}: {exc.strerror}") from exc
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--schema: {path} is not JSON ({exc.msg} at line {exc.lineno})") from exc
+    return check_schema(schema)
 
 
 def settings_and_request(question: str, flags: dict[str, Any]) -> tuple[Settings, ResearchRequest]:
@@ -138,7 +166,13 @@ def settings_and_request(question: str, flags: dict[str, Any]) -> tuple[Settings
 
 def output_from(flags: dict[str, Any]) -> Output:
     out: Path | None = flags["out"]
-    return Output(flags["as_json"], out, flags["verbose"], flags["strict_cites"])
+    return Output(
+        flags["as_json"],
+        out,
+        flags["verbose"],
+        flags["strict_cites"],
+        show_cost=not flags.get("no_cost", False),
+    )
 
 
 def saving_from(flags: dict[str, Any], parent_id: str | None = None) -> Saving:

@@ -189,3 +189,59 @@ def session_options(f: F) -> F:
     )(f)
     f = option("--no-sessions", is_flag=True, help="Do not save this run as a session.")(f)
     return f
+
+
+def depth_options(f: F) -> F:
+    f = option(
+        "--language",
+        default=None,
+        metavar="LANG",
+        help="Write the answer in this language (needs an LLM).",
+    )(f)
+    f = option("--tldr", is_flag=True, help="Start with a cited one-paragraph summary.")(f)
+    f = option(
+        "--schema",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        metavar="FILE",
+        help="Fill this JSON Schema from the sources (needs an LLM); "
+        "the result has `data` instead of `answer`.",
+    )(f)
+    f = option(
+        "--output",
+        "output_kind",
+        type=click.Choice(["answer", "report"]),
+        default=None,
+        help="An answer (quick default) or a sectioned report (deep default).",
+    )(f)
+    f = option(
+        "--deep",
+        type=click.IntRange(0, 10),
+        is_flag=False,
+        flag_value=2,
+        default=None,
+        metavar="[=N]",
+        help="Deep research: plan sub-queries, then up to N critic rounds (bare --deep: 2).",
+    )(f)
+    return f
+
+
+def cost_options(f: F) -> F:
+    f = option("--no-cost", is_flag=True, help="Do not print the cost summary.")(f)
+    f = option(
+        "--max-cost",
+        type=click.FloatRange(0.0),
+        default=None,
+        metavar="USD",
+        help="Stop before the next model call once this much is spent; exit 2.",
+    )(f)
+    f = option(
+        "--context-tokens",
+        type=click.IntRange(2000),
+        default=16000,
+        show_default=True,
+        help="The model's context size; passages are trimmed by rank to fit.",
+    )(f)
+    f = option("--critic-model", default=None, help="Model for the deep critic.")(f)
+    f = option("--plan-model", default=None, help="Model for planning and triage.")(f)
+    return f

@@ -1,0 +1,112 @@
+"""`sleuth ask` with an LLM endpoint on loopback (the OpenAI SDK over real HTTP), deep mode and
+structured output through the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sleuth.cli.main import main
+from tests.llm.fake_servers import FakeLLMServer, Reply
+from tests.testweb.server import TestWeb
+
+Q = "How long does Example Cloud keep audit logs by default?"
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLMServer]:
+    server = FakeLLMServer("openai").start()
+    yield server
+    server.stop()
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code: object = 0
+    except SystemExit as done:
+        code = done.code
+    out, err = capsys.readouterr()
+    return (code if isinstance(code, int) else 1), out, err
+
+
+def llm_args(server: FakeLLMServer) -> list[str]:
+    return [f"--base-url={server.url}", "--api-key=test-key", "--model=gpt-4o-mini"]
+
+
+def test_llm_writes_a_cited_answer_and_the_cost_line_is_printed(
+    testweb_env: TestWeb, llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm.script(
+        Reply(chunks=['{"type": "single"}']),
+        Reply(chunks=["Audit logs are retained for ", "90 days by default [1][9]."]),
+    )
+    code, out, err = run(["ask", Q, "--search=searxng", "--json", *llm_args(llm)], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert "[9]" not in data["answer"] and "[1]" in data["answer"]
+    assert data["usage"]["llm"]["calls"] == 2
+    assert data["usage"]["plan"] == "single"
+    assert "cost · " in err
+
+
+def test_max_cost_zero_exits_2_before_any_model_call(
+    testweb_env: TestWeb, llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["ask", Q, "--search=searxng", "--max-cost=0", *llm_args(llm),
+                        "--model=some-unpriced-model"], capsys)
+    assert code == 2, err
+    assert "unpriced" in err or "cap" in err
+    assert llm.received == []
+
+
+def test_deep_without_llm_prints_a_sectioned_report(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["ask", "How long does Example Cloud keep audit logs, and how can they "
+                          "be exported?", "--search=searxng", "--deep", "--json"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["answer"].count("\n## ") >= 1 and data["answer"].startswith("## ")
+    assert data["usage"]["rounds"] >= 1 and len(data["queries"]) >= 2
+    assert data["citations"]
+
+
+def test_schema_without_llm_is_a_clear_error(
+    testweb_env: TestWeb, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text('{"type": "object", "properties": {"days": {"type": "integer"}}}')
+    code, out, err = run(["ask", Q, "--search=searxng", f"--schema={schema}"], capsys)
+    assert code == 1 and out == "" and "--schema needs an LLM" in err
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[1, 2]", "must be a JSON object"),
+    ("{not json", "is not JSON"),
+    ('{"type": "string"}', "must describe an object"),
+])
+def test_bad_schema_files(content: str, message: str, tmp_path: Path,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(content)
+    code, _, err = run(["ask", Q, "--search=none", f"--schema={schema}"], capsys)
+    assert code == 1 and message in err
+
+
+def test_schema_with_llm_prints_data(
+    testweb_env: TestWeb, llm: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "required": ["days"],
+                                  "properties": {"days": {"type": ["integer", "null"]}}}))
+    llm.script(Reply(chunks=['```json\n{"days": 90}\n```']))
+    code, out, err = run(["ask", Q, "--search=searxng", f"--schema={schema}", "--json",
+                          *llm_args(llm)], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["data"] == {"days": 90} and "answer" not in data
+    assert len(data["citations"]) == len(data["sources"])
