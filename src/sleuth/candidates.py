@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .types import SearchResult
+from .urls import normalize_url, site_of
 
 RRF_K = 60
-TRACKING_PREFIXES = ("utm_", "fbclid", "gclid", "mc_cid", "mc_eid", "ref_src")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,25 +24,6 @@ class Candidate:
     @property
     def url(self) -> str:
         return self.result.url
-
-
-def normalize_url(url: str) -> str:
-    """A key under which two spellings of one page collide (case, www., tracking, slash, #)."""
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower().removeprefix("www.")
-    if parts.port and parts.port not in (80, 443):
-        host = f"{host}:{parts.port}"
-    query = urlencode(
-        [(k, v) for k, v in parse_qsl(parts.query) if not k.lower().startswith(TRACKING_PREFIXES)]
-    )
-    path = parts.path.rstrip("/") or ""
-    scheme = "http" if parts.scheme in ("http", "https") else parts.scheme
-    return urlunsplit((scheme, host, path, query, ""))
-
-
-def site_of(url: str) -> str:
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
-    return host
 
 
 def fuse(result_lists: Sequence[Sequence[SearchResult]]) -> list[Candidate]:

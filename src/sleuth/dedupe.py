@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 DEFAULT_THRESHOLD = 0.9
 SHINGLE_WORDS = 5
@@ -21,7 +20,6 @@ SHINGLE_WORDS = 5
 EXACT_LIMIT = 20_000
 SAMPLE_MASK = 7  # keep one shingle in eight
 _WORD = re.compile(r"\w+")
-_TRACKING_PARAMS = frozenset({"fbclid", "gclid", "mc_cid", "mc_eid", "ref_src", "igshid"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,25 +112,3 @@ def near_duplicate_of(
     for kept in kept_texts:
         index.keep(kept)
     return index.match(text)
-
-
-def normalize_url(url: str) -> str:
-    """A URL key for "same page" tests: lower-cased scheme and host without `www.` or default
-    port, no fragment, no trailing slash, no tracking parameters, remaining parameters sorted."""
-    try:
-        parts = urlsplit(url.strip())
-        host = (parts.hostname or "").rstrip(".")
-        port = parts.port
-    except ValueError:
-        return url.strip()
-    scheme = parts.scheme.lower()
-    host = host[4:] if host.startswith("www.") else host
-    if port and (scheme, port) not in {("http", 80), ("https", 443)}:
-        host = f"{host}:{port}"
-    query = sorted(
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if not k.startswith("utm_") and k not in _TRACKING_PARAMS
-    )
-    path = parts.path.rstrip("/") if parts.path not in ("", "/") else ""
-    return urlunsplit((scheme, host, path, urlencode(query), ""))

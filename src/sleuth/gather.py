@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from .candidates import Candidate, cap_per_site, fuse, normalize_url
+from .candidates import Candidate, cap_per_site, fuse
 from .dedupe import NearDuplicates
 from .errors import BlockedURLError, SearchError
 from .events import Event, FetchSkipped, NearDuplicate, Notice, SearchDegraded, Searched
@@ -25,6 +25,7 @@ from .ports import Fetcher, SearchBackend, SearchQuery
 from .read import ReadLimits, ReadOutcome, read_all
 from .trust import check_mode, order_by_authority
 from .types import ResearchRequest, SearchResult
+from .urls import normalize_url
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
-from sleuth.candidates import cap_per_site, fuse, normalize_url
+from sleuth.candidates import cap_per_site, fuse
 from sleuth.types import Page, SearchResult
+from sleuth.urls import normalize_url
 
 
 def r(url: str, rank: int = 1, backend: str = "b") -> SearchResult:

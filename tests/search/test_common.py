@@ -13,10 +13,10 @@ from sleuth.search.common import (
     content_tokens,
     iso_date,
     keyword_ladder,
-    normalize_url,
     unwrap_redirect,
 )
 from sleuth.search.spec import build_search
+from sleuth.urls import normalize_url
 
 
 @pytest.mark.parametrize(

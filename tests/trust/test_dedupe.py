@@ -9,9 +9,9 @@ from sleuth.dedupe import (
     NearDuplicates,
     fingerprint,
     near_duplicate_of,
-    normalize_url,
     similarity,
 )
+from sleuth.urls import normalize_url
 
 WORDS = [f"w{i}" for i in range(3000)]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from functools import cache
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import httpx2
 
@@ -145,21 +145,7 @@ def _excerpt(text: str, limit: int = 160) -> str:
 
 # ---------------------------------------------------------------- URLs
 
-_TRACKING = re.compile(r"^(utm_.*|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|yclid|_ga)$", re.I)
 
-
-def normalize_url(url: str) -> str:
-    """The key two results share when they are the same page (used for dedupe, not fetching)."""
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower().removeprefix("www.")
-    if parts.port and (parts.scheme, parts.port) not in (("http", 80), ("https", 443)):
-        host = f"{host}:{parts.port}"
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, True) if not _TRACKING.match(k)])
-    path = parts.path.rstrip("/")
-    return urlunsplit((parts.scheme.lower(), host, path, query, ""))
-
-
-# Parameters that redirect wrappers (Bing news, Google, DuckDuckGo) use for the real URL.
 _TARGET_PARAMS = ("url", "u", "uddg", "q", "target", "dest")
 _YAHOO_RU = re.compile(r"/RU=([^/]+)/")
 

@@ -17,7 +17,7 @@ from ..events import SearchDegraded
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import normalize_url
+from ..urls import normalize_url
 from .spec import build_search
 
 NAME = "multi"

@@ -1,0 +1,40 @@
+"""One key for "the same page", shared by fusion, fan-out dedupe, near-duplicates and diffs."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+TRACKING = re.compile(
+    r"^(utm_.*|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|yclid|igshid|ref_src|_ga)$", re.IGNORECASE
+)
+
+
+def normalize_url(url: str) -> str:
+    """Fold the spellings of one page together: http/https, case and `www.` of the host, default
+    ports, tracking parameters, parameter order, a trailing slash and the fragment."""
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").rstrip(".").lower()
+        port = parts.port
+    except ValueError:
+        return url.strip()
+    scheme = parts.scheme.lower()
+    host = host.removeprefix("www.")
+    if port and (scheme, port) not in {("http", 80), ("https", 443)}:
+        host = f"{host}:{port}"
+    query = sorted(
+        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not TRACKING.match(k)
+    )
+    path = parts.path.rstrip("/")
+    web = "http" if scheme in ("http", "https") else scheme
+    return urlunsplit((web, host, path, urlencode(query), ""))
+
+
+def site_of(url: str) -> str:
+    """The host without `www.`: what "at most 2 places per site" counts."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    return host.lower().removeprefix("www.")
