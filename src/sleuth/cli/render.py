@@ -27,15 +27,22 @@ class Progress:
     """Consumes engine events: a one-line live status in a TTY, every event with --verbose."""
 
     def __init__(
-        self, stream: TextIO | None = None, verbose: bool = False, live: bool | None = None
+        self,
+        stream: TextIO | None = None,
+        verbose: bool = False,
+        live: bool | None = None,
+        drafts: TextIO | None = None,
     ) -> None:
         self.stream = stream or sys.stderr
         self.verbose = verbose
         self.live = self.stream.isatty() if live is None else live
+        self.drafts = drafts  # deep runs in a terminal: each round's draft streams here
         self.read = self.skipped = 0
         self._shown = False
 
     def __call__(self, event: Event) -> None:
+        if self.drafts is not None and isinstance(event, WriterStarted | WriterDelta):
+            self._draft(event)
         if isinstance(event, Notice):
             self._line(f"sleuth: {event.message}", keep=True)
         elif self.verbose and not isinstance(event, WriterDelta):
@@ -44,6 +51,16 @@ class Progress:
             status = self._status(event)
             if status:
                 self._line(status, keep=False)
+
+    def _draft(self, event: WriterStarted | WriterDelta) -> None:
+        assert self.drafts is not None
+        if isinstance(event, WriterStarted):
+            self.clear()
+            heading = f"## Round {event.round} (deep)\n\n" if event.round > 1 else ""
+            self.drafts.write(("\n\n---\n" if event.round > 1 else "") + heading)
+        else:
+            self.drafts.write(event.text)
+        self.drafts.flush()
 
     def _status(self, event: Event) -> str | None:
         if isinstance(event, Planned):

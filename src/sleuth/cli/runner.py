@@ -7,6 +7,7 @@ command started it.
 from __future__ import annotations
 
 import asyncio
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,12 @@ def run_and_print(
     """Run, save, print; raises CitationCheckFailed (exit 4) after printing under --strict-cites.
 
     With `rewrite`, only the writer runs, over `request.seeds` (resume)."""
-    result, cost = asyncio.run(run_with_progress(settings, request, output.verbose, rewrite))
+    drafts = request.depth == "deep" and not output.as_json and sys.stdout.isatty()
+    result, cost = asyncio.run(
+        run_with_progress(settings, request, output.verbose, rewrite, drafts)
+    )
+    if drafts:
+        click.echo("\n\n---\n")  # the drafts streamed above; the checked final answer follows
     if saving.enabled:
         result = save(result, request, saving)
     show(result, output)
@@ -67,9 +73,13 @@ def run_and_print(
 
 
 async def run_with_progress(
-    settings: Settings, request: ResearchRequest, verbose: bool, rewrite: bool = False
+    settings: Settings,
+    request: ResearchRequest,
+    verbose: bool,
+    rewrite: bool = False,
+    drafts: bool = False,
 ) -> tuple[Result, str]:
-    progress = Progress(verbose=verbose)
+    progress = Progress(verbose=verbose, drafts=sys.stdout if drafts else None)
     built = assemble(settings)
     events = built.engine.rewrite(request) if rewrite else built.engine.run(request)
     try:
