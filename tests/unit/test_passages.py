@@ -36,3 +36,23 @@ def test_sentence_split_respects_abbreviations() -> None:
         s for _, s in split_sentences("Dr. Smith went home. He slept e.g. at 9 p.m. Then he woke.")
     ]
     assert sentences[0] == "Dr. Smith went home."
+
+
+def test_prompt_drops_lowest_scored_passages_whole_to_fit() -> None:
+    from sleuth.types import Passage, Source
+    from sleuth.write.llm import format_sources
+
+    def src(n: int, scores: list[float]) -> Source:
+        passages = tuple(
+            Passage(f"Passage {n}-{i} " + "word " * 40, s, 0) for i, s in enumerate(scores)
+        )
+        return Source(n, f"https://s{n}.example/", f"S{n}", scores[0], passages)
+
+    sources = [src(1, [9.0, 1.0, 0.5]), src(2, [8.0, 7.0])]
+    full = format_sources(sources, 100_000)
+    assert "Passage 1-2" in full and "Passage 1-1" in full
+    tight = format_sources(sources, len(full) - 100)
+    assert "Passage 1-2" not in tight and "Passage 1-1" in tight and "Passage 2-1" in tight
+    tiny = format_sources(sources, 10)
+    assert "Passage 1-0" in tiny and "Passage 2-0" in tiny  # each source keeps its best
+    assert all(p.count("word") % 40 == 0 for p in tiny.split("<source")[1:])  # never mid-passage

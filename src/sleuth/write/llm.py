@@ -12,34 +12,38 @@ from collections.abc import AsyncIterator, Sequence
 
 from .. import prompts
 from ..ports import ChatModel, Message, TokenUsage, WriteTask
-from ..types import Source
+from ..types import Passage, Source
 
 CHARS_PER_TOKEN = 4
 
 
 def format_sources(sources: Sequence[Source], budget_chars: int) -> str:
-    """Sources as tagged blocks; when over budget, drop the lowest-ranked passages first."""
-    blocks: list[list[str]] = [[p.text for p in s.passages] for s in sources]
-
-    def render() -> str:
-        out = []
-        for source, passages in zip(sources, blocks, strict=True):
-            attrs = (
-                f'number="{source.number}" title="{html.escape(source.title)}" '
-                f'url="{html.escape(source.url)}"'
-            )
-            if source.published:
-                attrs += f' published="{html.escape(source.published)}"'
-            body = "\n…\n".join(passages)
-            out.append(f"<source {attrs}>\n{body}\n</source>")
-        return "<sources>\n" + "\n".join(out) + "\n</sources>"
-
-    text = render()
-    while len(text) > budget_chars and any(len(b) > 1 for b in blocks):
-        longest = max(range(len(blocks)), key=lambda i: (len(blocks[i]), -i))
-        blocks[longest].pop()
-        text = render()
+    """Sources as tagged blocks. Over budget, whole passages are dropped lowest-scored first
+    (never cut mid-sentence), keeping each source's best passage."""
+    kept: list[list[Passage]] = [list(s.passages) for s in sources]
+    text = _render(sources, kept)
+    while len(text) > budget_chars:
+        droppable = [(p.score, i, j) for i, ps in enumerate(kept) for j, p in enumerate(ps) if j]
+        if not droppable:
+            break
+        _, i, j = min(droppable)
+        del kept[i][j]
+        text = _render(sources, kept)
     return text
+
+
+def _render(sources: Sequence[Source], kept: list[list[Passage]]) -> str:
+    blocks = []
+    for source, passages in zip(sources, kept, strict=True):
+        attrs = (
+            f'number="{source.number}" title="{html.escape(source.title)}" '
+            f'url="{html.escape(source.url)}"'
+        )
+        if source.published:
+            attrs += f' published="{html.escape(source.published)}"'
+        body = "\n…\n".join(p.text for p in passages)
+        blocks.append(f"<source {attrs}>\n{body}\n</source>")
+    return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
 
 
 def build_messages(task: WriteTask, context_tokens: int = 16000) -> list[Message]:
