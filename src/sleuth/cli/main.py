@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ..errors import SleuthError
+from .configmap import CONFIGURABLE, apply_profile, profile_option, remember_group_profile
 
 COMMAND_MODULES = (
     "sleuth.cli.ask",
@@ -21,16 +22,34 @@ COMMAND_MODULES = (
     "sleuth.cli.eval_cmd",
     "sleuth.cli.sessions_cmd",
     "sleuth.cli.followup_cmd",
+    "sleuth.cli.config_cmd",
+    "sleuth.cli.completion_cmd",
 )
+GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 
 
 class DefaultToAsk(click.Group):
     """Treat an unknown first word as the question of `ask`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
-            args = ["ask", *args]
+        at = _first_word(args)
+        known = (*self.commands, "--help", "-h", "--version")
+        if at < len(args) and args[at] not in known:
+            args = [*args[:at], "ask", *args[at:]]
         return super().parse_args(ctx, args)
+
+
+def _first_word(args: list[str]) -> int:
+    """Index of the first argument after the group's own options (`--profile NAME`)."""
+    at = 0
+    while at < len(args):
+        if args[at] in GROUP_VALUE_OPTIONS:
+            at += 2
+        elif args[at].split("=", 1)[0] in GROUP_VALUE_OPTIONS:
+            at += 1
+        else:
+            break
+    return at
 
 
 @click.group(cls=DefaultToAsk, context_settings={"help_option_names": ["-h", "--help"]})
@@ -44,12 +63,19 @@ def cli() -> None:
       sleuth ask "Q" --search=none --include=docs/ --json
       sleuth search "rust async runtime" --search=searxng --json
       sleuth doctor
+      sleuth --profile deep "how do SQLite and Postgres differ on locking?"
     """
 
 
 for _name in COMMAND_MODULES:
     for _command in importlib.import_module(_name).COMMANDS:
         cli.add_command(_command)
+
+# --profile works before the command (the group remembers it) and after it (an eager option of
+# each run command, which loads the config into that command's default map).
+cli.params.append(profile_option(remember_group_profile))
+for _name in CONFIGURABLE:
+    cli.commands[_name].params.append(profile_option(apply_profile))
 
 
 def main(argv: list[str] | None = None) -> Any:

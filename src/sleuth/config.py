@@ -1,0 +1,138 @@
+"""The config file `$SLEUTH_HOME/config.toml` and named profiles.
+
+Precedence, lowest first: built-in defaults < config file < profile < env < flags. This module
+only reads the file, normalizes its keys (`max-sources` and `max_sources` are the same key) and
+picks the profile; what each key means, and whether its value is valid, is decided at the edge
+that owns the options (`sleuth.cli.configmap`), so the file is checked exactly like the flags.
+
+    search = "multi:duckduckgo,wikipedia"
+    max_sources = 8
+    tags = ["client-x"]
+    profile = "fast"                 # the profile used when neither --profile nor SLEUTH_PROFILE
+
+    [profiles.work]
+    model = "gpt-4o-mini"
+    source_authority = "strict"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from .errors import ConfigError
+
+FILE_NAME = "config.toml"
+
+# Built-in profiles; a user profile with the same name replaces one of these whole, so a
+# user's `[profiles.fast]` never inherits a key they did not write.
+BUILTIN_PROFILES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {
+        "deep": {"deep": 2, "output": "report"},
+        "thorough": {"deep": 3, "max_sources": 15, "source_authority": "strict"},
+        "fast": {"max_sources": 4, "browser": "never", "search_fallback": "none"},
+        "cheap": {"max_cost": 0.05, "deep": False},
+        "strict": {"strict_cites": True, "source_authority": "strict", "cite_min_recall": 0.5},
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFile:
+    """The config file as read: top-level settings and user profiles, keys normalized."""
+
+    path: Path
+    exists: bool = False
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    profiles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    default_profile: str | None = None
+
+    def all_profiles(self) -> dict[str, Mapping[str, Any]]:
+        return {**BUILTIN_PROFILES, **self.profiles}
+
+
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """The two layers a config file contributes below env and flags."""
+
+    path: Path
+    file: Mapping[str, Any]
+    profile: Mapping[str, Any]
+    profile_name: str | None = None
+    profile_builtin: bool = False
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    return Path(env.get("SLEUTH_HOME") or "~/.sleuth").expanduser() / FILE_NAME
+
+
+def normalize_key(key: str) -> str:
+    return key.strip().replace("-", "_").lower()
+
+
+def config_error(path: Path, problem: str, profile: str | None = None) -> ConfigError:
+    where = f" [profiles.{profile}]" if profile else ""
+    return ConfigError(f"config error in {path}{where}: {problem}")
+
+
+def read_config(path: Path | None = None) -> ConfigFile:
+    """Read and shape-check the file; a missing file is an empty config, not an error."""
+    path = config_path() if path is None else path
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return ConfigFile(path)
+    except OSError as exc:
+        raise config_error(path, f"cannot read it ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise config_error(path, "it is not UTF-8 text") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise config_error(path, f"invalid TOML: {exc}") from exc
+    return _shape(path, data)
+
+
+def _shape(path: Path, data: dict[str, Any]) -> ConfigFile:
+    settings = _normalized(path, data, None)
+    profiles = settings.pop("profiles", {})
+    if not isinstance(profiles, dict) or not all(isinstance(v, dict) for v in profiles.values()):
+        raise config_error(path, "'profiles' must hold tables like [profiles.NAME]")
+    default_profile = settings.pop("profile", None)
+    if default_profile is not None and not isinstance(default_profile, str):
+        raise config_error(path, "'profile' must be a profile name (a string)")
+    shaped = {name: _normalized(path, table, name) for name, table in profiles.items()}
+    return ConfigFile(path, True, settings, shaped, default_profile)
+
+
+def _normalized(path: Path, table: Mapping[str, Any], profile: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for raw, value in table.items():
+        key = normalize_key(raw)
+        if key in out:
+            raise config_error(path, f"key '{key}' is given twice", profile)
+        if profile is not None and key in ("profile", "profiles"):
+            raise config_error(path, f"'{key}' cannot be set inside a profile", profile)
+        out[key] = value
+    return out
+
+
+def select_profile(config: ConfigFile, name: str | None) -> Layers:
+    """The file layer plus the named profile (or the file's `profile` key, or none)."""
+    name = name or config.default_profile
+    if not name:
+        return Layers(config.path, config.settings, {})
+    profiles = config.all_profiles()
+    if name not in profiles:
+        known = ", ".join(sorted(profiles))
+        raise ConfigError(
+            f"unknown profile '{name}' (known: {known}; "
+            f"define it as [profiles.{name}] in {config.path})"
+        )
+    builtin = name in BUILTIN_PROFILES and name not in config.profiles
+    return Layers(config.path, config.settings, profiles[name], name, builtin)
