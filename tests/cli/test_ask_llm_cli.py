@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from sleuth.cli.main import main
 from tests.llm.fake_servers import FakeLLMServer, Reply
 from tests.testweb.server import TestWeb
+
+from sleuth.cli.main import main
 
 Q = "How long does Example Cloud keep audit logs by default?"
 
@@ -56,8 +56,17 @@ def test_llm_writes_a_cited_answer_and_the_cost_line_is_printed(
 def test_max_cost_zero_exits_2_before_any_model_call(
     testweb_env: TestWeb, llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = run(["ask", Q, "--search=searxng", "--max-cost=0", *llm_args(llm),
-                        "--model=some-unpriced-model"], capsys)
+    code, _, err = run(
+        [
+            "ask",
+            Q,
+            "--search=searxng",
+            "--max-cost=0",
+            *llm_args(llm),
+            "--model=some-unpriced-model",
+        ],
+        capsys,
+    )
     assert code == 2, err
     assert "unpriced" in err or "cap" in err
     assert llm.received == []
@@ -66,8 +75,16 @@ def test_max_cost_zero_exits_2_before_any_model_call(
 def test_deep_without_llm_prints_a_sectioned_report(
     testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(["ask", "How long does Example Cloud keep audit logs, and how can they "
-                          "be exported?", "--search=searxng", "--deep", "--json"], capsys)
+    code, out, err = run(
+        [
+            "ask",
+            "How long does Example Cloud keep audit logs, and how can they be exported?",
+            "--search=searxng",
+            "--deep",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["answer"].count("\n## ") >= 1 and data["answer"].startswith("## ")
@@ -84,13 +101,17 @@ def test_schema_without_llm_is_a_clear_error(
     assert code == 1 and out == "" and "--schema needs an LLM" in err
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("[1, 2]", "must be a JSON object"),
-    ("{not json", "is not JSON"),
-    ('{"type": "string"}', "must describe an object"),
-])
-def test_bad_schema_files(content: str, message: str, tmp_path: Path,
-                          capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[1, 2]", "must be a JSON object"),
+        ("{not json", "is not JSON"),
+        ('{"type": "string"}', "must describe an object"),
+    ],
+)
+def test_bad_schema_files(
+    content: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = tmp_path / "s.json"
     schema.write_text(content)
     code, _, err = run(["ask", Q, "--search=none", f"--schema={schema}"], capsys)
@@ -101,11 +122,19 @@ def test_schema_with_llm_prints_data(
     testweb_env: TestWeb, llm: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     schema = tmp_path / "s.json"
-    schema.write_text(json.dumps({"type": "object", "required": ["days"],
-                                  "properties": {"days": {"type": ["integer", "null"]}}}))
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "required": ["days"],
+                "properties": {"days": {"type": ["integer", "null"]}},
+            }
+        )
+    )
     llm.script(Reply(chunks=['```json\n{"days": 90}\n```']))
-    code, out, err = run(["ask", Q, "--search=searxng", f"--schema={schema}", "--json",
-                          *llm_args(llm)], capsys)
+    code, out, err = run(
+        ["ask", Q, "--search=searxng", f"--schema={schema}", "--json", *llm_args(llm)], capsys
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["data"] == {"days": 90} and "answer" not in data

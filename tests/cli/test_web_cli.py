@@ -8,11 +8,11 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from tests.search.replay import ReplayServer
+from tests.testweb.server import TestWeb
 
 from sleuth.cli.main import main
 from sleuth.registry import registries
-from tests.search.replay import ReplayServer
-from tests.testweb.server import TestWeb
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -62,9 +62,16 @@ def test_missing_key_is_exit_1_naming_the_variable(
     assert variable in err and "Traceback" not in err
 
 
-HOSTILE = ["/secret", "http://[::1]/", "http://169.254.169.254/latest/meta-data/",
-           "http://2130706433/", "http://0x7f.1/", "http://localhost/admin",
-           "http://10.0.0.5/internal", "file:///etc/passwd"]
+HOSTILE = [
+    "/secret",
+    "http://[::1]/",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://2130706433/",
+    "http://0x7f.1/",
+    "http://localhost/admin",
+    "http://10.0.0.5/internal",
+    "file:///etc/passwd",
+]
 
 
 def test_search_results_pointing_inward_are_never_requested(
@@ -73,13 +80,31 @@ def test_search_results_pointing_inward_are_never_requested(
     own = f"{testweb_env.base}/secret"
     urls = [own if u == "/secret" else u for u in HOSTILE]
     testweb_env.add_redirect("http://bounce.example.com/go", own)
-    results = [{"url": u, "title": "Audit logs", "content": "audit logs kept 90 days",
-                "engine": "x"} for u in [*urls, "http://bounce.example.com/go"]]
-    results.append({"url": "http://docs.examplecloud.com/security/audit-logs/retention",
-                    "title": "Audit log retention", "content": "90 days", "engine": "x"})
+    results = [
+        {"url": u, "title": "Audit logs", "content": "audit logs kept 90 days", "engine": "x"}
+        for u in [*urls, "http://bounce.example.com/go"]
+    ]
+    results.append(
+        {
+            "url": "http://docs.examplecloud.com/security/audit-logs/retention",
+            "title": "Audit log retention",
+            "content": "90 days",
+            "engine": "x",
+        }
+    )
     testweb_env.script_search("audit", results)
-    code, out, err = run(["ask", "audit log retention", "--search=searxng", "--json",
-                          "--no-cache", "--verbose", "--max-sources=10"], capsys)
+    code, out, err = run(
+        [
+            "ask",
+            "audit log retention",
+            "--search=searxng",
+            "--json",
+            "--no-cache",
+            "--verbose",
+            "--max-sources=10",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert "/secret" not in testweb_env.hits  # not directly, not through the proxy, not redirected
     assert not any("169.254" in h or "[::1]" in h or "10.0.0.5" in h for h in testweb_env.hits)
@@ -93,8 +118,10 @@ def test_failing_search_recovers_through_the_fallback_and_says_so(
     replay_env: ReplayServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     replay_env.scenarios["searxng"] = "malformed"
-    code, out, err = run(["ask", "rust async runtime", "--search=searxng",
-                          "--search-fallback=wikipedia", "--json"], capsys)
+    code, out, err = run(
+        ["ask", "rust async runtime", "--search=searxng", "--search-fallback=wikipedia", "--json"],
+        capsys,
+    )
     assert code == 0, err
     assert "retrying through the fallback backend wikipedia" in err
     assert json.loads(out)["sources"]
@@ -105,8 +132,9 @@ def test_every_backend_failing_exits_3_naming_each_cause(
 ) -> None:
     replay_env.scenarios["searxng"] = "malformed"
     replay_env.scenarios["wikipedia"] = "ratelimited"
-    code, out, err = run(["ask", "rust async runtime", "--search=searxng",
-                          "--search-fallback=wikipedia"], capsys)
+    code, out, err = run(
+        ["ask", "rust async runtime", "--search=searxng", "--search-fallback=wikipedia"], capsys
+    )
     assert code == 3 and out == ""
     assert "searxng" in err and "wikipedia" in err and "no sources found" in err
 
@@ -119,34 +147,82 @@ def test_authority_prefer_puts_primary_ahead_of_a_content_farm(
     testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
 ) -> None:
     docs = "http://docs.python.org/3/library/asyncio-eventloop.html"
-    testweb_env.script_search("event loop", [
-        {"url": FARM, "title": "How to use asyncio", "content": "asyncio event loop", "engine": "x"},
-        {"url": docs, "title": "Event Loop", "content": "asyncio event loop", "engine": "x"},
-    ])
-    code, out, err = run(["ask", "asyncio event loop", "--search=searxng", "--json",
-                          "--no-cache", "--concurrency=1", "--verbose"], capsys)
+    testweb_env.script_search(
+        "event loop",
+        [
+            {
+                "url": FARM,
+                "title": "How to use asyncio",
+                "content": "asyncio event loop",
+                "engine": "x",
+            },
+            {"url": docs, "title": "Event Loop", "content": "asyncio event loop", "engine": "x"},
+        ],
+    )
+    code, out, err = run(
+        [
+            "ask",
+            "asyncio event loop",
+            "--search=searxng",
+            "--json",
+            "--no-cache",
+            "--concurrency=1",
+            "--verbose",
+        ],
+        capsys,
+    )
     assert code == 0, err
-    fetched = [line.split("url=")[1].split(" ")[0].strip("'") for line in err.splitlines()
-               if line.startswith("fetch.")]
+    fetched = [
+        line.split("url=")[1].split(" ")[0].strip("'")
+        for line in err.splitlines()
+        if line.startswith("fetch.")
+    ]
     assert fetched.index(docs) < fetched.index(FARM)
     tiers = {s["url"]: s["authority"] for s in json.loads(out)["sources"]}
     assert tiers.get(docs) == "primary" and tiers.get(FARM) == "low"
-    code, out, err = run(["ask", "asyncio event loop", "--search=searxng", "--json",
-                          "--no-cache", "--source-authority=strict"], capsys)
+    code, out, err = run(
+        [
+            "ask",
+            "asyncio event loop",
+            "--search=searxng",
+            "--json",
+            "--no-cache",
+            "--source-authority=strict",
+        ],
+        capsys,
+    )
     assert FARM not in {s["url"] for s in json.loads(out)["sources"]}
 
 
 def test_syndicated_copy_is_dropped_as_a_near_duplicate(
     testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(["ask", "async io python complete walkthrough", "--search=searxng",
-                          "--json", "--no-cache", "--verbose"], capsys)
+    code, out, err = run(
+        [
+            "ask",
+            "async io python complete walkthrough",
+            "--search=searxng",
+            "--json",
+            "--no-cache",
+            "--verbose",
+        ],
+        capsys,
+    )
     assert code == 0, err
     assert f"near-duplicate url='{SYNDICATED}'" in err
     urls = {s["url"] for s in json.loads(out)["sources"]}
     assert SYNDICATED not in urls and "http://realpython.com/async-io-python/" in urls
-    code, out, err = run(["ask", "async io python complete walkthrough", "--search=searxng",
-                          "--json", "--no-cache", "--no-dedupe"], capsys)
+    code, out, err = run(
+        [
+            "ask",
+            "async io python complete walkthrough",
+            "--search=searxng",
+            "--json",
+            "--no-cache",
+            "--no-dedupe",
+        ],
+        capsys,
+    )
     assert SYNDICATED in {s["url"] for s in json.loads(out)["sources"]}
 
 

@@ -7,8 +7,13 @@ from sleuth.events import Notice, WriterDelta, WriterStarted
 def test_deep_drafts_stream_round_by_round() -> None:
     drafts, status = io.StringIO(), io.StringIO()
     progress = Progress(stream=status, live=False, drafts=drafts)
-    for event in (WriterStarted("llm", (), 1), WriterDelta("first "), WriterDelta("draft"),
-                  WriterStarted("llm", (), 2), WriterDelta("second draft")):
+    for event in (
+        WriterStarted("llm", (), 1),
+        WriterDelta("first "),
+        WriterDelta("draft"),
+        WriterStarted("llm", (), 2),
+        WriterDelta("second draft"),
+    ):
         progress(event)
     assert drafts.getvalue() == "first draft\n\n---\n## Round 2 (deep)\n\nsecond draft"
     assert status.getvalue() == ""

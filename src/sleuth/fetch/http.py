@@ -104,9 +104,10 @@ class HttpFetcher:
         current = url
         for _hop in range(self._settings.max_redirects + 1):
             await check_url(current, self.guard_policy(current), resolver=self._resolver)
-            async with self._gate(current), self._client.stream(
-                "GET", current, headers=self._headers()
-            ) as response:
+            async with (
+                self._gate(current),
+                self._client.stream("GET", current, headers=self._headers()) as response,
+            ):
                 location = response.headers.get("location")
                 if response.status_code in REDIRECT_CODES and location:
                     current = str(response.url.join(location))
