@@ -10,15 +10,27 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .engine import Engine
 from .errors import SleuthError
 from .events import Done, Event, Failed
 from .types import ResearchRequest, Result
 
+if TYPE_CHECKING:
+    from .engine import Engine
+
 __all__ = ["Engine", "Event", "ResearchRequest", "Result", "SleuthError", "research"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # The engine pulls in extraction and HTTP; load it on first use, not on `import sleuth`
+    # (which the CLI's shell completion pays for on every TAB).
+    if name == "Engine":
+        from .engine import Engine
+
+        return Engine
+    raise AttributeError(f"module 'sleuth' has no attribute {name!r}")
 
 
 async def research(question: str, **options: Any) -> Result:

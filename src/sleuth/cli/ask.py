@@ -9,10 +9,9 @@ from typing import Any
 
 import click
 
-from ..assemble import Settings
 from ..errors import UsageError
 from ..recency import parse_since
-from ..structured import check_schema
+from ..settings import Settings
 from ..types import ResearchRequest
 from .options import (
     CommaList,
@@ -149,6 +148,8 @@ def request_from(question: str, flags: dict[str, Any]) -> ResearchRequest:
 
 
 def load_schema(path: Path) -> dict[str, Any]:
+    from ..structured import check_schema
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -14,12 +14,9 @@ from typing import Literal
 import click
 
 from .. import __version__
-from ..assemble import Settings, backend_settings, llm_settings, sleuth_home
 from ..errors import SleuthError
-from ..llm.factory import build_chat_model
-from ..llm.meter import Meter
 from ..ports import Message, SearchQuery, TokenUsage
-from ..search.spec import build_search
+from ..settings import Settings, sleuth_home
 from .options import llm_options, option
 
 Status = Literal["ok", "warn", "fail", "info"]
@@ -102,6 +99,10 @@ def cache() -> list[Check]:
 
 
 async def llm(settings: Settings) -> list[Check]:
+    from ..assemble import llm_settings
+    from ..llm.factory import build_chat_model
+    from ..llm.meter import Meter
+
     try:
         model = build_chat_model(llm_settings(settings), Meter(None), stage="synth")
     except SleuthError as exc:
@@ -122,6 +123,9 @@ async def llm(settings: Settings) -> list[Check]:
 
 
 async def probe(settings: Settings) -> list[Check]:
+    from ..assemble import backend_settings
+    from ..search.spec import build_search
+
     started = time.monotonic()
     try:
         backend = build_search(settings.search, backend_settings(settings))

@@ -8,11 +8,8 @@ from typing import Any
 
 import click
 
-from ..assemble import Settings
-from ..evaluate.corpus_web import load_docs
-from ..evaluate.evaluation import evaluate, write_reports
 from ..evaluate.questions import load_questions, sample, with_gold_urls
-from ..evaluate.score import Score
+from ..settings import Settings
 from ..types import ResearchRequest
 from .options import llm_options, option
 
@@ -93,6 +90,10 @@ def eval_cmd(
     Prints a table (rates with Wilson 95% intervals) and writes JSON + markdown reports with a
     row per question to --out.
     """
+    # The evaluation stack (engine, corpus web) loads only when a run is asked for.
+    from ..evaluate.corpus_web import load_docs
+    from ..evaluate.evaluation import evaluate, write_reports
+
     picked = sample(load_questions(questions), limit, seed)
     docs = load_docs(corpus) if corpus is not None else None
     if docs is not None:
@@ -121,7 +122,7 @@ def eval_cmd(
     click.echo(f"reports: {json_path} {md_path}", err=True)
 
 
-def _progress(done: int, total: int, row: Score) -> None:
+def _progress(done: int, total: int, row: Any) -> None:
     status = "ok" if row.ok else f"failed ({row.error})"
     click.echo(f"[{done}/{total}] {row.id}: {status}, {row.latency_ms} ms", err=True)
 

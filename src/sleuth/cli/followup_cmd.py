@@ -15,12 +15,10 @@ from typing import Any
 
 import click
 
-from ..assemble import Settings, llm_settings
 from ..diff import diff_sessions, render_diff
 from ..errors import UsageError
-from ..llm.factory import build_chat_model, make_meter
-from ..narrate import narrate
 from ..seeds import seed_results
+from ..settings import Settings
 from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
 from .ask import output_from, request_from, saving_from, settings_from
@@ -194,6 +192,10 @@ def print_diff(
 
 
 def _narration(a: SessionRecord, b: SessionRecord, settings: Settings) -> str:
+    from ..assemble import llm_settings
+    from ..llm.factory import build_chat_model, make_meter
+    from ..narrate import narrate
+
     config = llm_settings(settings)
     model = build_chat_model(config, make_meter(config), stage="critic")
     if model is None:

@@ -14,9 +14,9 @@ from typing import Any
 
 import click
 
-from ..assemble import Settings, assemble
 from ..errors import CitationCheckFailed, SleuthError, UsageError
 from ..events import Done, Failed
+from ..settings import Settings
 from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
 from ..types import ResearchRequest, Result
@@ -79,6 +79,8 @@ async def run_with_progress(
     rewrite: bool = False,
     drafts: bool = False,
 ) -> tuple[Result, str]:
+    from ..assemble import assemble
+
     progress = Progress(verbose=verbose, drafts=sys.stdout if drafts else None)
     built = assemble(settings)
     events = built.engine.rewrite(request) if rewrite else built.engine.run(request)

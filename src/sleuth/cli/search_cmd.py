@@ -9,9 +9,8 @@ from typing import Any
 
 import click
 
-from ..assemble import Settings, backend_settings
 from ..ports import SearchQuery
-from ..search.spec import build_search
+from ..settings import Settings
 from ..types import SearchResult
 from .options import CommaList, flatten, option
 
@@ -64,6 +63,9 @@ def search(
 
 
 async def run_search(settings: Settings, text: str, limit: int) -> list[SearchResult]:
+    from ..assemble import backend_settings
+    from ..search.spec import build_search
+
     backend = build_search(settings.search, backend_settings(settings))
     try:
         return await backend.search(SearchQuery(text, limit))

@@ -1,0 +1,51 @@
+"""Everything a run can be configured with, whatever interface it came from.
+
+Kept apart from `assemble.py` so the command line can build settings without importing the
+engine and its extraction stack (which `--help` and shell completion should not pay for).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+
+def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    return Path(env.get("SLEUTH_HOME") or "~/.sleuth").expanduser()
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything a run can be configured with, whatever interface it came from."""
+
+    search: str = "duckduckgo"
+    search_fallback: str | None = None  # None: wikipedia, or news,wikipedia when since is set
+    since_set: bool = False
+    include: tuple[str, ...] = ()
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str | None = None
+    api_format: str = "auto"
+    context_tokens: int = 16000
+    max_cost: float | None = None
+    plan_model: str | None = None
+    critic_model: str | None = None
+    heuristic_hops: bool = False  # two-step triage without an LLM (see CHANGELOG for why off)
+    no_cache: bool = False
+    refresh_cache: bool = False  # read every page afresh but still store it (rerun)
+    cache_ttl_s: float = 3600.0
+    fetch_timeout_s: float = 10.0
+    max_bytes: int = 5_000_000
+    pdf_max_pages: int = 50
+    allow_private_network: bool = False
+    browser: str = "auto"  # auto | always | never
+    browser_executable: str | None = None
+    browser_cdp_endpoint: str | None = None
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+    def with_(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
