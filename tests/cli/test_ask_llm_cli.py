@@ -139,3 +139,16 @@ def test_schema_with_llm_prints_data(
     data = json.loads(out)
     assert data["data"] == {"days": 90} and "answer" not in data
     assert len(data["citations"]) == len(data["sources"])
+
+
+def test_llm_endpoint_that_hangs_times_out_with_a_clear_error(
+    testweb_env: TestWeb,
+    llm: FakeLLMServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SLEUTH_LLM_TIMEOUT", "1")
+    llm.script(*[Reply(hang=True) for _ in range(8)])
+    code, out, err = run(["ask", Q, "--search=searxng", *llm_args(llm)], capsys)
+    assert code == 1 and out == ""
+    assert "Traceback" not in err and "time" in err.lower()

@@ -127,3 +127,16 @@ def test_no_sessions_saves_nothing(
     code, _, err = run(["ask", Q, "--search=searxng", "--no-sessions"], capsys)
     assert code == 0 and "session " not in err
     assert len(SessionStore(sessions_db_path()).list()) == 0
+
+
+def test_the_round_trace_and_plan_are_saved(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "How long does Example Cloud keep audit logs, and how can they be exported?"
+    code, out, err = run(["ask", question, "--search=searxng", "--deep=1", "--json"], capsys)
+    assert code == 0, err
+    record = SessionStore(sessions_db_path()).get(json.loads(out)["session_id"])
+    assert record.plan and record.rounds
+    first = record.rounds[0]
+    assert first["round"] == 1 and first["queries"][0] == question
+    assert first["searches"] and first["read"] > 0 and first["sources"] > 0

@@ -147,3 +147,30 @@ async def test_max_runtime_stops_the_run_with_exit_5() -> None:
         Engine(slow, fetcher, ExtractiveWriter()), ResearchRequest("audit", max_runtime_s=0.2)
     )
     assert isinstance(events[-1], Failed) and events[-1].exit_code == 5
+
+
+async def test_since_drops_stale_dated_pages_but_keeps_undated_ones() -> None:
+    from datetime import date
+
+    from sleuth.types import SearchResult
+
+    class Dated(FakeSearch):
+        async def search(self, query):  # type: ignore[no-untyped-def]
+            return [
+                SearchResult("https://old.example/a", "Old", "audit logs", "fake", 1, "2019-03-01"),
+                SearchResult("https://new.example/b", "New", "audit logs", "fake", 2, "2025-05-01"),
+                SearchResult("https://undated.example/c", "Undated", "audit logs", "fake", 3),
+            ]
+
+    pages = {
+        u: ("t", AUDIT)
+        for u in ("https://old.example/a", "https://new.example/b", "https://undated.example/c")
+    }
+    engine = Engine(Dated({}), FakeFetcher(pages), ExtractiveWriter())
+    events = await collect(
+        engine,
+        ResearchRequest("audit log retention", since=date(2024, 1, 1), dedupe_threshold=None),
+    )
+    kept = {s.url for s in result_of(events).sources}
+    assert kept == {"https://new.example/b", "https://undated.example/c"}
+    assert any(isinstance(e, FetchSkipped) and "before --since" in e.reason for e in events)

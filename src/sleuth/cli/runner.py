@@ -19,6 +19,7 @@ from ..events import Done, Failed
 from ..settings import Settings
 from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
+from ..trace import Trace
 from ..types import ResearchRequest, Result
 from .render import Progress, as_json, confidence_line, markdown
 
@@ -51,13 +52,14 @@ def run_and_print(
 
     With `rewrite`, only the writer runs, over `request.seeds` (resume)."""
     drafts = request.depth == "deep" and not output.as_json and sys.stdout.isatty()
+    trace = Trace()
     result, cost = asyncio.run(
-        run_with_progress(settings, request, output.verbose, rewrite, drafts)
+        run_with_progress(settings, request, output.verbose, rewrite, drafts, trace)
     )
     if drafts:
         click.echo("\n\n---\n")  # the drafts streamed above; the checked final answer follows
     if saving.enabled:
-        result = save(result, request, saving)
+        result = save(result, request, saving, trace)
     show(result, output)
     if output.show_cost and cost:
         click.echo(cost, err=True)
@@ -78,6 +80,7 @@ async def run_with_progress(
     verbose: bool,
     rewrite: bool = False,
     drafts: bool = False,
+    trace: Trace | None = None,
 ) -> tuple[Result, str]:
     from ..assemble import assemble
 
@@ -87,6 +90,8 @@ async def run_with_progress(
     try:
         async for event in events:
             progress(event)
+            if trace is not None:
+                trace(event)
             if isinstance(event, Done):
                 progress.clear()
                 return event.result, _cost_line(built.meter)
@@ -104,11 +109,13 @@ def _cost_line(meter: Any) -> str:
     return str(meter.summary_line())
 
 
-def save(result: Result, request: ResearchRequest, saving: Saving) -> Result:
+def save(result: Result, request: ResearchRequest, saving: Saving, trace: Trace) -> Result:
     record = SessionRecord.new(
         request.question.strip(),
         result,
         options={"depth": request.depth, **saving.options},
+        plan=trace.plan,
+        rounds=trace.rounds,
         tags=saving.tags,
         parent_id=saving.parent_id,
     )
