@@ -27,7 +27,7 @@ def sleuth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own SLEUTH_HOME and a clean environment of SLEUTH_*/LLM variables."""
 
     for name in list(os.environ):
-        if name.startswith("SLEUTH_") or name in {
+        if (name.startswith("SLEUTH_") and name != "SLEUTH_UPDATE_SNAPSHOTS") or name in {
             "OPENAI_API_KEY",
             "ANTHROPIC_API_KEY",
             "OPENAI_BASE_URL",

@@ -8,6 +8,7 @@ is fetched or cited (citations are re-checked in code afterwards anyway).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import AsyncIterator, Sequence
 
 from .. import prompts
@@ -32,6 +33,15 @@ def format_sources(sources: Sequence[Source], budget_chars: int) -> str:
     return text
 
 
+DELIMITER = re.compile(r"<(/?)(sources?)\b", re.IGNORECASE)
+
+
+def _defused(text: str) -> str:
+    """Page text cannot close its own block or open a new numbered source: our delimiter tags
+    inside it lose their angle bracket."""
+    return DELIMITER.sub(lambda m: f"‹{m.group(1)}{m.group(2)}", text)
+
+
 def _render(sources: Sequence[Source], kept: list[list[Passage]]) -> str:
     blocks = []
     for source, passages in zip(sources, kept, strict=True):
@@ -41,7 +51,7 @@ def _render(sources: Sequence[Source], kept: list[list[Passage]]) -> str:
         )
         if source.published:
             attrs += f' published="{html.escape(source.published)}"'
-        body = "\n…\n".join(p.text for p in passages)
+        body = "\n…\n".join(_defused(p.text) for p in passages)
         blocks.append(f"<source {attrs}>\n{body}\n</source>")
     return "<sources>\n" + "\n".join(blocks) + "\n</sources>"
 
