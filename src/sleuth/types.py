@@ -43,6 +43,7 @@ class Page:
     final_url: str | None = None  # after redirects, when different
     published: str | None = None
     from_cache: bool = False
+    scripted: bool = False  # the HTML runs scripts: a short text may be a JavaScript app
 
 
 @dataclass(frozen=True, slots=True)

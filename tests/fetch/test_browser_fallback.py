@@ -27,6 +27,7 @@ class ScriptedFetcher:
     name: str
     answers: dict[str, str | FetchError]
     content_type: str = "text/html"
+    scripted: bool = True
     calls: list[str] = field(default_factory=list)
     closed: bool = False
 
@@ -35,7 +36,14 @@ class ScriptedFetcher:
         answer = self.answers[url]
         if isinstance(answer, FetchError):
             raise answer
-        return Page(url, self.name, answer, "2025-01-01T00:00:00+00:00", self.content_type)
+        return Page(
+            url,
+            self.name,
+            answer,
+            "2025-01-01T00:00:00+00:00",
+            self.content_type,
+            scripted=self.scripted,
+        )
 
     async def aclose(self) -> None:
         self.closed = True
@@ -131,3 +139,10 @@ def test_settings_from_env() -> None:
     )
     with pytest.raises(ConfigError, match="SLEUTH_BROWSER"):
         settings_from_env({"SLEUTH_BROWSER": "sometimes"})
+
+
+async def test_a_short_page_without_scripts_is_a_stub_not_an_app() -> None:
+    http, browser = pair(SHORT)
+    http.scripted = False
+    page = await reader(http, browser).fetch("http://news.example/a")
+    assert page.title == "http" and browser.calls == []

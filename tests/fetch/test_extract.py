@@ -117,3 +117,15 @@ def test_deeply_nested_html_does_not_crash() -> None:
 )
 def test_normalize_date(raw: str, expected: str | None) -> None:
     assert normalize_date(raw) == expected
+
+
+def test_pages_running_scripts_are_marked() -> None:
+    from sleuth.fetch.extract import extract_html
+
+    app = '<html><body><div id="root"></div><script src="/app.js"></script></body></html>'
+    plain = (
+        '<html><head><script type="application/ld+json">{"@type": "Article"}</script>'
+        "</head><body><p>A short stub article about a town.</p></body></html>"
+    )
+    assert extract_html(app, "http://a.example/").scripted
+    assert not extract_html(plain, "http://b.example/").scripted

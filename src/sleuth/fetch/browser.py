@@ -240,8 +240,10 @@ class BrowserFallbackFetcher:
             if not exc.reason.startswith("no text"):
                 raise
             return await self.browser.fetch(url)
-        if len(page.text) >= self.min_text_chars or not _is_html(page):
-            return page  # enough text, or a short PDF / plain text a browser cannot improve
+        if len(page.text) >= self.min_text_chars or not _is_html(page) or not page.scripted:
+            # Enough text; or a short PDF, plain text or script-free page (a stub article):
+            # a browser cannot improve on it, and starting one costs a second or more.
+            return page
         try:
             return await self.browser.fetch(url)
         except FetchError:

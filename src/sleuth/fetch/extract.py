@@ -28,6 +28,7 @@ class Extracted:
     title: str
     text: str
     published: str | None  # ISO date (YYYY-MM-DD or full ISO)
+    scripted: bool = False  # the HTML runs scripts: little text may mean a JavaScript app
 
 
 PUBLISHED_META: tuple[MetaKey, ...] = (
@@ -66,7 +67,14 @@ def extract_html(html: str, url: str) -> Extracted:
     published = declared_date(tree) if tree is not None else None
     if published is None:
         published = normalize_date(getattr(doc, "date", None) or "")
-    return Extracted(title=title, text=text, published=published)
+    return Extracted(title=title, text=text, published=published, scripted=_runs_scripts(tree))
+
+
+def _runs_scripts(tree: Any) -> bool:
+    """Scripts other than JSON-LD data blocks: the page may render its text in the browser."""
+    if tree is None:
+        return False
+    return bool(tree.xpath("//script[not(@type='application/ld+json')]"))
 
 
 def declared_date(tree: Any) -> str | None:

@@ -169,6 +169,7 @@ def _to_page(body: Body, pdf_max_pages: int) -> Page:
         content_type="application/pdf" if kind == "pdf" else (body.mime or "text/html"),
         final_url=body.final_url if body.final_url != body.url else None,
         published=extracted.published,
+        scripted=extracted.scripted,
     )
 
 
