@@ -1,9 +1,10 @@
 """The arms of the bench: Sleuth's modes and the plain baselines, measured side by side.
 
-An arm turns a question into an `Observation`. Adding one (e.g. `deep`, once
-`ResearchRequest(depth="deep")` does more than quick) is one more entry in `ARMS`.
-Both baselines use Sleuth's own search backend, fetcher and extractive writer, so a ratio
-isolates what Sleuth's reading and passage selection add.
+An arm turns a question into an `Observation`; adding one is one more entry in `ARMS`.
+Sleuth runs three ways: quick as shipped, quick with the heuristic two-step triage on
+(`Settings(heuristic_hops=True)`, off by default without an LLM: issue 5 asks whether it helps),
+and deep with two critic rounds. Both baselines use Sleuth's own search backend, fetcher and
+extractive writer, so a ratio isolates what Sleuth's reading and passage selection add.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sleuth.answer import finish_answer
 from sleuth.assemble import Settings, build_fetcher, build_search_backends
@@ -112,20 +113,29 @@ async def _write_whole(question: str, pages: list[Page], elapsed_ms: int) -> Res
     )
 
 
+DEEP_ROUNDS = 2
+
+
 def quick(settings: Settings) -> Arm:
     return SleuthArm(settings, ResearchRequest("?"))
 
 
+def quick_hops(settings: Settings) -> Arm:
+    return SleuthArm(replace(settings, heuristic_hops=True), ResearchRequest("?"))
+
+
 def deep(settings: Settings) -> Arm:
-    return SleuthArm(settings, ResearchRequest("?", depth="deep"))
+    return SleuthArm(settings, ResearchRequest("?", depth="deep", deep_rounds=DEEP_ROUNDS))
 
 
 ARMS: dict[str, Callable[[Settings], Arm]] = {
     "quick": quick,
+    "quick+hops": quick_hops,
     "deep": deep,
     "snippets": SnippetsArm,
     "top3": TopPagesArm,
 }
-# `deep` joins the default list once the engine runs a deep loop (today it answers as quick).
-DEFAULT_ARMS = ("quick", "snippets", "top3")
+DEFAULT_ARMS = ("quick", "quick+hops", "deep", "snippets", "top3")
 BASELINES = ("snippets", "top3")
+SLEUTH_ARMS = ("quick", "quick+hops", "deep")
+REFERENCE = "quick"  # the other Sleuth arms are compared with it question by question

@@ -16,6 +16,7 @@ class LatencyRow:
     condition: str
     in_process_ms: Sequence[float]
     cli: Sequence[CliRun]
+    cut_runs: int = 0  # in-process runs whose read phase ended with pages still loading
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,24 +28,29 @@ class Goal:
     unit: str = ""
 
 
-def quality_table(by_arm: Mapping[str, Summary], baselines: Sequence[str]) -> str:
+def quality_table(
+    by_arm: Mapping[str, Summary], baselines: Sequence[str], sleuth_arms: Sequence[str]
+) -> str:
+    """Every figure per arm, then each Sleuth arm's ratio to each baseline ("a / b")."""
     arms = list(by_arm)
-    ratio_of = [b for b in baselines if b in by_arm and "quick" in by_arm]
-    head = ["figure", *arms, *[f"quick ÷ {b}" for b in ratio_of]]
+    bases = [b for b in baselines if b in by_arm]
+    tops = [a for a in sleuth_arms if a in by_arm] if bases else []
+    head = ["figure", *arms, *[f"{t} ÷ {' / '.join(bases)}" for t in tops]]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     cells = {a: dict(summary_lines(by_arm[a])) for a in arms}
     rate_keys = dict(RATE_ROWS)
     for label, _ in summary_lines(by_arm[arms[0]]):
         row = [label, *[cells[a][label] for a in arms]]
         key = rate_keys.get(label)
-        row += [_ratio(by_arm["quick"], by_arm[b], key) for b in ratio_of]
+        row += [
+            "" if key is None else " / ".join(_ratio(by_arm[t], by_arm[b], key) for b in bases)
+            for t in tops
+        ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 
 
-def _ratio(top: Summary, bottom: Summary, key: str | None) -> str:
-    if key is None:
-        return ""
+def _ratio(top: Summary, bottom: Summary, key: str) -> str:
     a, b = getattr(top, key).value, getattr(bottom, key).value
     if a is None or b is None:
         return "n/a"
@@ -59,9 +65,9 @@ def speed_section(throughput: Throughput, rows: Sequence[LatencyRow]) -> str:
         f"**{throughput.pages_per_s:.0f} pages/s** ({throughput.pages} pages, "
         f"{throughput.passages} passages, {throughput.seconds:.2f} s CPU)",
         "",
-        "| condition | in-process quick p50 | p90 | n | CLI end-to-end p50 | p90 | n | "
-        "CLI peak RSS (max) | CLI exit codes |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| condition | in-process quick p50 | p90 | n | reads cut by settle wait or deadline | "
+        "CLI end-to-end p50 | p90 | n | CLI peak RSS (max) | CLI exit codes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         cli_s = [c.seconds * 1000 for c in r.cli]
@@ -70,6 +76,7 @@ def speed_section(throughput: Throughput, rows: Sequence[LatencyRow]) -> str:
         out.append(
             f"| {r.condition} | {_ms(p(r.in_process_ms, 50))} | "
             f"{_ms(p(r.in_process_ms, 90))} | {len(r.in_process_ms)} | "
+            f"{r.cut_runs} of {len(r.in_process_ms)} runs | "
             f"{_ms(p(cli_s, 50))} | {_ms(p(cli_s, 90))} | {len(r.cli)} | "
             f"{rss:.0f} MB | {codes} |"
         )

@@ -29,7 +29,16 @@ from sleuth.evaluate.report import summary_json
 from sleuth.evaluate.runner import SleuthArm, proxy_environment, run_arm
 from sleuth.evaluate.score import Score, summarize
 
-from .arms import ARMS, BASELINES, DEFAULT_ARMS
+from .arms import ARMS, BASELINES, DEEP_ROUNDS, DEFAULT_ARMS, REFERENCE, SLEUTH_ARMS
+from .compare import (
+    Comparison,
+    headline_table,
+    paired_json,
+    paired_rows,
+    paired_table,
+    run_stats,
+    run_stats_table,
+)
 from .goals import goals
 from .render import LatencyRow, goals_section, quality_table, speed_section
 from .speed import cli_runs, extraction_throughput
@@ -40,9 +49,11 @@ REPO = Path(__file__).resolve().parents[1]
 DATASETS = (
     ("NQ", "nq_open_oracle", 2),
     ("PubMedQA", "pubmedqa_pqal", 1),
-    ("HotpotQA", "hotpotqa_hipporag_train100", 1),
-    ("MuSiQue", "musique_hipporag_train100", 1),
+    ("HotpotQA", "hotpotqa_hipporag_train100", 2),
+    ("MuSiQue", "musique_hipporag_train100", 2),
 )
+MULTI_HOP = ("HotpotQA", "MuSiQue")
+HOPS_ARM = "quick+hops"
 WEBS = {
     "shared": "`../shared/tools/offline_web.py`",
     "sleuth": "`python -m sleuth.evaluate.corpus_web`",
@@ -60,7 +71,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--sample",
         type=int,
         default=30,
-        help="questions per dataset (NQ gets twice as many); default 30",
+        help="questions per dataset (NQ, HotpotQA and MuSiQue get twice as many); default 30",
     )
     ap.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
@@ -117,10 +128,9 @@ def quality(
     return out
 
 
-def latency(web: OfflineWeb, questions: Sequence[Question]) -> list[float]:
+def latency(web: OfflineWeb, questions: Sequence[Question]) -> list[Score]:
     with proxy_environment(web.env()):
-        rows = asyncio.run(run_arm(SleuthArm(settings_for(web)), questions, 1))
-    return [float(r.latency_ms) for r in rows]
+        return asyncio.run(run_arm(SleuthArm(settings_for(web)), questions, 1))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -171,10 +181,12 @@ def measure_speed(
     with tempfile.TemporaryDirectory(prefix="sleuth-bench-home-") as home:
         for (label, _), web in zip(CONDITIONS, webs, strict=True):
             log(f"latency: {label}")
-            in_process = latency(web, nq[: args.latency_questions])
+            runs = latency(web, nq[: args.latency_questions])
+            in_process = [float(r.latency_ms) for r in runs]
             env = {**os.environ, **web.env(), "SLEUTH_HOME": home}
             cli = cli_runs(sleuth_bin, nq[: args.cli_questions], env)
-            rows.append(LatencyRow(label, in_process, cli))
+            cut = sum(r.reads_cut > 0 for r in runs)
+            rows.append(LatencyRow(label, in_process, cli, cut))
     return {"throughput": throughput, "latency": rows}
 
 
@@ -190,12 +202,13 @@ class Report:
     ) -> None:
         self.args, self.arms, self.questions, self.seconds = args, arms, questions, seconds
         self.scores, self.speed = scores, speed
-        self.summaries = {
-            label: {
-                arm: summarize([s for s in rows if s.dataset == label])
-                for arm, rows in scores.items()
-            }
+        self.rows = {
+            label: {arm: [s for s in rows if s.dataset == label] for arm, rows in scores.items()}
             for label, _, _ in DATASETS
+        }
+        self.summaries = {
+            label: {arm: summarize(rows) for arm, rows in by_arm.items()}
+            for label, by_arm in self.rows.items()
         }
 
     def markdown(self) -> str:
@@ -205,20 +218,50 @@ class Report:
         parts = [
             f"# Sleuth bench — {datetime.now(UTC):%Y-%m-%d} — sleuth {sleuth.__version__}\n",
             f"- questions: {counts} (seed {self.args.seed}; `--sample {self.args.sample}`)",
-            f"- arms: {', '.join(self.arms)} — baselines: snippets = search snippets only, "
-            "no reading; top3 = top-3 pages read whole, no passage selection; all use the "
-            "extractive writer (no LLM)",
+            f"- arms: {', '.join(self.arms)} — quick = quick mode as shipped; quick+hops = "
+            "quick with the heuristic two-step triage on (`Settings(heuristic_hops=True)`); "
+            f"deep = `depth=deep, deep_rounds={DEEP_ROUNDS}` (heuristic planner and critic); "
+            "baselines: snippets = search snippets only, no reading; top3 = top-3 pages read "
+            "whole, no passage selection; all use the extractive writer (no LLM)",
             f"- machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; "
             f"bench took {self.seconds:.0f} s; offline web: {WEBS[self.args.web]}",
             "- rates: value [Wilson 95% interval] n=questions (citations: n=cited "
-            "sentences); PubMedQA's answer is the yes/no/maybe verdict the answer states\n",
+            "sentences); PubMedQA's answer is the yes/no/maybe verdict the answer states; "
+            "arm − quick: paired difference on the same questions [Newcombe 95% interval], "
+            "questions better / worse, exact McNemar p\n",
+            "## Side by side (issue 5)\n",
+            headline_table(self.summaries, [a for a in DEFAULT_ARMS if a in self.arms]),
         ]
-        for label, _, _ in DATASETS:
-            parts.append(f"## {label}\n\n{quality_table(self.summaries[label], BASELINES)}")
+        parts += [self.dataset_section(label) for label, _, _ in DATASETS]
         parts.append(
             "## Speed\n\n" + speed_section(self.speed["throughput"], self.speed["latency"])
         )
         parts.append("## Goals (issue 3, no LLM)\n\n" + goals_section(goals(self)))
+        return "\n".join(parts)
+
+    def comparisons(self, label: str) -> dict[str, list[Comparison]]:
+        """Each Sleuth arm against quick: on all questions, and for multi-hop datasets on
+        the questions quick+hops triaged as two-step (where the triage can act at all)."""
+        rows = self.rows[label]
+        others = [a for a in SLEUTH_ARMS if a != REFERENCE]
+        out = {"all questions": paired_rows(rows, REFERENCE, others)}
+        if label in MULTI_HOP and HOPS_ARM in rows:
+            two_step = {s.id for s in rows[HOPS_ARM] if s.plan == "multi_hop"}
+            out[f"the {len(two_step)} questions triaged two-step"] = paired_rows(
+                rows, REFERENCE, others, lambda s: s.id in two_step
+            )
+        return out
+
+    def dataset_section(self, label: str) -> str:
+        parts = [
+            f"## {label}\n",
+            quality_table(self.summaries[label], BASELINES, SLEUTH_ARMS),
+        ]
+        for subset, comparisons in self.comparisons(label).items():
+            if comparisons:
+                parts.append(f"Paired against {REFERENCE}, {subset}:\n")
+                parts.append(paired_table(comparisons, REFERENCE))
+        parts += ["How each arm ran:\n", run_stats_table(self.rows[label])]
         return "\n".join(parts)
 
     def write(self, out: Path) -> Path:
@@ -238,12 +281,22 @@ class Report:
         }
         speed = self.speed["throughput"]
         return {
+            "questions": {label: len(next(iter(r.values()), [])) for label, r in self.rows.items()},
             "summary": summary,
+            "paired_vs_quick": {
+                label: {k: paired_json(v) for k, v in self.comparisons(label).items()}
+                for label in self.rows
+            },
+            "runs": {
+                label: {arm: run_stats(rows) for arm, rows in by_arm.items()}
+                for label, by_arm in self.rows.items()
+            },
             "throughput_pages_per_s": speed.pages_per_s,
             "latency": [
                 {
                     "condition": r.condition,
                     "in_process_ms": list(r.in_process_ms),
+                    "in_process_runs_cut": r.cut_runs,
                     "cli_s": [c.seconds for c in r.cli],
                     "cli_rss_mb": [c.max_rss_mb for c in r.cli],
                 }

@@ -22,8 +22,8 @@ from .types import Source
 
 # "the company that develops V8", "the author whose novel ...", "of the band which ..."
 RELATIVE = re.compile(
-    r"\b(?:the|a|an)\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:that|which|who|whose|where)\s+(.+?)"
-    r"(?=[?.!]?$)",
+    r"\b(?:the|a|an)\s+((?:(?!(?:of|in|on|at|the|a|an)\b)[\w'-]+\s+){0,2}[\w'-]+)"
+    r"\s+(?:that|which|who|whose|where)\s+(.+?)(?=[?.!]?$)",
     re.IGNORECASE,
 )
 
@@ -61,7 +61,7 @@ class HeuristicHopper:
         return heuristic_triage(question)
 
     async def bridge(self, question: str, triage: Triage, sources: Sequence[Source]) -> str | None:
-        return bridge_entity(question, sources)
+        return bridge_entity(question, sources, description=triage.first)
 
 
 def heuristic_triage(question: str) -> Triage:

@@ -17,7 +17,7 @@ from typing import Protocol
 from .llm.parse import Verdict, parse_list, parse_verdict
 from .ports import ChatModel, Message, TokenUsage
 from .prompts import load
-from .text import content_tokens, stem, words
+from .text import content_tokens, split_sentences, stem, words
 from .types import Source
 
 MAX_SUBQUERIES = 4
@@ -120,22 +120,40 @@ def uncovered_terms(question: str, sources: Sequence[Source]) -> list[str]:
     return [t for t in dict.fromkeys(content_tokens(question)) if stem(t) not in seen]
 
 
-def bridge_entity(question: str, sources: Sequence[Source], top: int = 4) -> str | None:
-    """The most frequent title-case phrase in the top sources' passages that the question does
-    not contain — the intermediate thing of a two-step question, taken only from read text."""
+def bridge_entity(
+    question: str, sources: Sequence[Source], description: str = "", top: int = 4
+) -> str | None:
+    """The intermediate thing of a two-step question, taken only from read text.
+
+    Candidates are title-case phrases the question does not contain; each scores the overlap
+    between the description ("the state where the Atwater church is located") and the sentence
+    it appears in, so the name found *next to* the description wins over a merely frequent one.
+    """
     asked = question.lower()
-    counts: Counter[str] = Counter()
-    spread: dict[str, set[int]] = {}
+    wanted = {stem(t) for t in content_tokens(description or question)}
+    scores: Counter[str] = Counter()
     for source in [s for s in sources if not s.snippet][:top]:
         for passage in source.passages[:2]:
-            for phrase in TITLE_PHRASE.findall(passage.text):
-                phrase = phrase.strip()
-                if len(phrase) < 3 or phrase.lower() in asked or _is_sentence_start(phrase):
-                    continue
-                counts[phrase] += 1
-                spread.setdefault(phrase, set()).add(source.number)
-    ranked = sorted(counts, key=lambda p: (-len(spread[p]), -counts[p], p))
-    return ranked[0] if ranked and counts[ranked[0]] >= 2 else None
+            for _, sentence in split_sentences(passage.text):
+                overlap = len(wanted & {stem(w) for w in words(sentence)})
+                for phrase in TITLE_PHRASE.findall(sentence) if overlap else ():
+                    phrase = phrase.strip()
+                    if _usable_entity(phrase, asked):
+                        scores[phrase] += overlap
+    best = scores.most_common(1)
+    return best[0][0] if best and best[0][1] >= 2 else None
+
+
+def _usable_entity(phrase: str, asked: str) -> bool:
+    if len(phrase) < 3 or phrase.lower() in asked or _is_sentence_start(phrase):
+        return False
+    return phrase.split()[0].lower() not in CALENDAR
+
+
+CALENDAR = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
 
 
 def _is_sentence_start(phrase: str) -> bool:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from sleuth.evaluate.questions import Question
@@ -142,3 +144,20 @@ def test_summary_rates_calibration_and_speed() -> None:
 
 def test_url_key_ignores_scheme_www_and_trailing_slash() -> None:
     assert url_key("https://WWW.Example.org/a%20b/") == url_key("http://example.org/a b")
+
+
+def test_rows_carry_plan_hops_rounds_and_cut_reads() -> None:
+    q = Question("q1", "who?", ("Ada",), "ds")
+    result = make_result("Ada [1].", [("http://e.example/a", "Ada")])
+    usage = replace(result.usage, plan="multi_hop", hops=1, rounds=3, read_ms=812)
+    obs = Observation(replace(result, usage=usage), 900, cut=("http://slow.example/",))
+    row = score(q, obs)
+    assert (row.plan, row.hops, row.rounds, row.read_ms, row.reads_cut) == (
+        "multi_hop",
+        1,
+        3,
+        812,
+        1,
+    )
+    failed = score(q, Observation(None, 5, error="x"))
+    assert (failed.plan, failed.hops, failed.reads_cut) == (None, 0, 0)

@@ -26,6 +26,9 @@ from .score import Observation, Score, score
 Arm = Callable[[Question], Awaitable[Observation]]
 Progress = Callable[[int, int, Score], None]
 PROXY_VARS = ("HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy")
+# The reader reports a fetch cancelled by the settle wait or the read deadline only through
+# this reason (read.py); an evaluation may not change the engine to learn it another way.
+CUT_REASON = "not read within the deadline"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,7 @@ class _Trace:
     def __init__(self) -> None:
         self.candidates: dict[str, None] = {}
         self.read: dict[str, None] = {}
+        self.cut: dict[str, None] = {}
 
     async def follow(self, events: AsyncIterator[Event]) -> Result:
         async for event in events:
@@ -68,6 +72,8 @@ class _Trace:
                 self.candidates[event.url] = self.read[event.url] = None
             elif isinstance(event, FetchSkipped):
                 self.candidates[event.url] = None
+                if event.reason.startswith(CUT_REASON):
+                    self.cut[event.url] = None
             elif isinstance(event, Done):
                 return event.result
             elif isinstance(event, Failed):
@@ -75,7 +81,9 @@ class _Trace:
         raise SleuthError("the run ended without a result")
 
     def observe(self, result: Result | None, error: str | None, ms: int) -> Observation:
-        return Observation(result, ms, error, tuple(self.candidates), tuple(self.read))
+        return Observation(
+            result, ms, error, tuple(self.candidates), tuple(self.read), tuple(self.cut)
+        )
 
 
 def _ms_since(started: float) -> int:

@@ -74,6 +74,7 @@ class Observation:
     error: str | None = None
     candidates: tuple[str, ...] = ()  # URLs the run tried to read (or could have)
     read: tuple[str, ...] = ()  # URLs it did read
+    cut: tuple[str, ...] = ()  # URLs still loading when a read phase ended (snippet used)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,11 @@ class Score:
     llm_calls: int
     cost_usd: float | None
     answer: str = field(default="", repr=False)
+    plan: str | None = None  # usage.plan: single | multi_hop | unavailable
+    hops: int = 0
+    rounds: int = 0
+    read_ms: int = 0
+    reads_cut: int = 0  # pages cut off by the settle wait or the read deadline
 
     @property
     def gold_any(self) -> bool | None:
@@ -145,6 +151,11 @@ def score(q: Question, obs: Observation) -> Score:
         llm_calls=r.usage.llm_calls if r else 0,
         cost_usd=r.usage.cost_usd if r else None,
         answer=answer,
+        plan=r.usage.plan if r else None,
+        hops=r.usage.hops if r else 0,
+        rounds=r.usage.rounds if r else 0,
+        read_ms=r.usage.read_ms if r else 0,
+        reads_cut=len(obs.cut),
     )
 
 
