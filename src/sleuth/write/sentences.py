@@ -1,7 +1,7 @@
 """Sentences of the kept passages, scored for how well they answer the question.
 
 The score rewards the question's rarer words in the sentence (and, at half weight, in the
-sentence before it and the page title — "It was released in 2003" answers through its
+sentences around it and the page title — "It was released in 2003" answers through its
 neighbour), the relevance of the passage it comes from, the answer shape the question asks
 for (a duration for "how long", a year for "when", a name for "who"), and new information:
 a sentence made only of the question's words restates it instead of answering.
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from ..text import content_tokens, paragraph_spans, split_sentences, stem
 from ..types import Source
 
-MIN_WORDS, MAX_WORDS = 6, 80
+MIN_WORDS, MAX_WORDS = 5, 80
+MIN_LETTERS = 0.5  # share of letters: "The 12.9-kilometre (8 mi) bridge opened in 1997." passes
 CONTEXT_WEIGHT = 0.5
 # Footnote-style markers inside page text ("[12]", "[citation needed]") must not pass as ours.
 FOREIGN_MARKER = re.compile(r"\s*\[(?:\d+(?:\s*[-–,;]\s*\d+)*|[a-z ]{3,25})\]")
@@ -33,7 +34,7 @@ class Candidate:
     offset: int  # position in the source text, for reading order
     text: str
     tokens: frozenset[str]  # stemmed content words
-    context: frozenset[str]  # the previous sentence's and the page title's, minus its own
+    context: frozenset[str]  # its neighbour sentences' and the page title's, minus its own
     relevance: float  # the passage's BM25 score relative to the best passage of the run
 
 
@@ -64,14 +65,20 @@ def sentences(sources: Sequence[Source]) -> list[Candidate]:
 def _line(
     line: str, start: int, title: frozenset[str]
 ) -> list[tuple[int, str, frozenset[str], frozenset[str]]]:
+    parts = [
+        (offset, " ".join(FOREIGN_MARKER.sub("", raw).split()))
+        for offset, raw in split_sentences(LIST_MARK.sub("", line))
+    ]
+    tokens = [stems(sentence) for _, sentence in parts]
     out = []
-    previous: frozenset[str] = frozenset()
-    for offset, raw in split_sentences(LIST_MARK.sub("", line)):
-        sentence = " ".join(FOREIGN_MARKER.sub("", raw).split())
-        tokens = stems(sentence)
-        if _usable(sentence):
-            out.append((start + offset, sentence, tokens, (previous | title) - tokens))
-        previous = tokens
+    for i, (offset, sentence) in enumerate(parts):
+        if not _usable(sentence):
+            continue
+        # Both neighbours: "X (born 1992) is an actor. He is known for playing Ricky..."
+        neighbours = (tokens[i - 1] if i else frozenset()) | (
+            tokens[i + 1] if i + 1 < len(tokens) else frozenset()
+        )
+        out.append((start + offset, sentence, tokens[i], (neighbours | title) - tokens[i]))
     return out
 
 
@@ -82,7 +89,7 @@ def _usable(sentence: str) -> bool:
     stripped = sentence.rstrip("\"'”’)]")
     return (
         MIN_WORDS <= n <= MAX_WORDS
-        and letters >= 0.6 * len(sentence)
+        and letters >= MIN_LETTERS * len(sentence)
         and stripped.endswith((".", "!"))
         and "``" not in sentence
     )
