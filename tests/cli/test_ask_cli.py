@@ -10,22 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.testweb.server import TestWeb
 
-from sleuth.cli.main import main
+from tests.cli.helpers import run
+from tests.testweb.server import TestWeb
 
 AUDIT_Q = "How long does Example Cloud keep audit logs by default?"
 SLEUTH = [sys.executable, "-m", "sleuth.cli"]
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code: object = 0
-    except SystemExit as done:
-        code = done.code
-    out, err = capsys.readouterr()
-    return (code if isinstance(code, int) else 1), out, err
 
 
 def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:

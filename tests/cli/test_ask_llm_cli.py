@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.cli.helpers import run
 from tests.llm.fake_servers import FakeLLMServer, Reply
 from tests.testweb.server import TestWeb
-
-from sleuth.cli.main import main
 
 Q = "How long does Example Cloud keep audit logs by default?"
 
@@ -21,16 +21,6 @@ def llm() -> Iterator[FakeLLMServer]:
     server = FakeLLMServer("openai").start()
     yield server
     server.stop()
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code: object = 0
-    except SystemExit as done:
-        code = done.code
-    out, err = capsys.readouterr()
-    return (code if isinstance(code, int) else 1), out, err
 
 
 def llm_args(server: FakeLLMServer) -> list[str]:

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.store.factories import make_record
 
 from sleuth.cli.main import main
 from sleuth.config import BUILTIN_PROFILES
 from sleuth.store import SessionRecord, SessionStore, sessions_db_path
+from tests.store.factories import make_record
 
 QUESTION = "How long does Example Cloud keep audit logs?"
 

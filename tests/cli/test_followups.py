@@ -9,23 +9,13 @@ from pathlib import Path
 
 import html5lib
 import pytest
-from tests.testweb.server import TestWeb
 
-from sleuth.cli.main import main
 from sleuth.store import SessionStore, sessions_db_path
+from tests.cli.helpers import run
+from tests.testweb.server import TestWeb
 
 Q = "How long does Example Cloud keep audit logs by default?"
 DOCS = "http://docs.examplecloud.com/security/audit-logs/retention"
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code: object = 0
-    except SystemExit as done:
-        code = done.code
-    out, err = capsys.readouterr()
-    return (code if isinstance(code, int) else 1), out, err
 
 
 def first_run(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import html5lib
 import pytest
-from tests.store.factories import make_record, make_result, make_source
 
 from sleuth.cli.main import main
 from sleuth.store import SessionRecord, SessionStore, sessions_db_path
+from tests.store.factories import make_record, make_result, make_source
 
 NOW = datetime.now(UTC)
 

@@ -8,21 +8,11 @@ import json
 from collections.abc import Iterator
 
 import pytest
+
+from sleuth.registry import registries
+from tests.cli.helpers import run
 from tests.search.replay import ReplayServer
 from tests.testweb.server import TestWeb
-
-from sleuth.cli.main import main
-from sleuth.registry import registries
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code: object = 0
-    except SystemExit as done:
-        code = done.code
-    out, err = capsys.readouterr()
-    return (code if isinstance(code, int) else 1), out, err
 
 
 @pytest.fixture

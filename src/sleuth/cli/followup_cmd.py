@@ -46,7 +46,7 @@ def run_options(f: Any) -> Any:
 def _defaults(flags: dict[str, Any]) -> dict[str, Any]:
     """Flags `ask` has that these commands do not expose: the run defaults."""
     base = {
-        "max_sources": 6,
+        "max_sources": None,
         "concurrency": 10,
         "cite_min_recall": 0.4,
         "no_verify_cites": False,
@@ -80,12 +80,7 @@ def resume(session_id: str, question: tuple[str, ...], **flags: Any) -> None:
       sleuth resume 2026-05-07_1345
       sleuth resume 2026-05-07_1345 "what does it say about exports?"
     """
-    record = _store().get(session_id)
-    flags = _defaults(_search_of(record, flags))
-    text = " ".join(question).strip() or record.question
-    request = replace(request_from(text, flags), seeds=seed_results(record.result.sources))
-    saving = saving_from({**flags, "tag": (*flags["tag"], *record.tags)}, parent_id=record.id)
-    run_and_print(settings_from(flags), request, output_from(flags), saving, rewrite=True)
+    _from_session(session_id, question, flags, rewrite=True)
 
 
 @click.command("continue")
@@ -100,12 +95,19 @@ def continue_cmd(session_id: str, question: tuple[str, ...], **flags: Any) -> No
       sleuth continue 2026-05-07_1345
       sleuth continue 2026-05-07_1345 "and how does that compare with the 2023 limits?"
     """
+    _from_session(session_id, question, flags, rewrite=False)
+
+
+def _from_session(
+    session_id: str, question: tuple[str, ...], flags: dict[str, Any], rewrite: bool
+) -> None:
+    """A run seeded with a saved session's sources, saved as its child with its tags."""
     record = _store().get(session_id)
     flags = _defaults(_search_of(record, flags))
     text = " ".join(question).strip() or record.question
     request = replace(request_from(text, flags), seeds=seed_results(record.result.sources))
     saving = saving_from({**flags, "tag": (*flags["tag"], *record.tags)}, parent_id=record.id)
-    run_and_print(settings_from(flags), request, output_from(flags), saving)
+    run_and_print(settings_from(flags), request, output_from(flags), saving, rewrite=rewrite)
 
 
 @click.command("rerun")
