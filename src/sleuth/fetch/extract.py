@@ -122,6 +122,9 @@ def _trafilatura(html: str, url: str) -> Any:
             include_comments=False,
             include_tables=True,
             date_extraction_params=_DATE_PARAMS,
+            # Skip the readability/justext comparison: twice the pages per second (150 -> 306
+            # on offline-web pages, one core) with the same bench answers (CHANGELOG).
+            fast=True,
         )
     except (ValueError, TypeError, RecursionError, etree.LxmlError):
         # trafilatura raises on some malformed documents; the body-text fallback still works.
