@@ -11,14 +11,14 @@ from typing import Any
 
 from .engine import Engine, Stages
 from .errors import UsageError
-from .fetch.browser import BrowserSettings
+from .fetch.browser import BrowserSettings, reading_fetcher
 from .fetch.cache import CachedFetcher, SqlitePageCache
 from .fetch.http import FetchSettings, HttpFetcher
 from .hops import HeuristicHopper, ModelHopper
 from .llm.factory import LLMSettings, build_chat_model, make_meter
 from .llm.meter import Meter
 from .plan import ModelCritic, ModelPlanner
-from .ports import Fetcher, SearchBackend, Writer
+from .ports import ChatModel, Fetcher, SearchBackend, Writer
 from .registry import BackendSettings
 from .search.spec import build_search
 from .settings import Settings as Settings
@@ -34,9 +34,15 @@ class Assembled:
     engine: Engine
     meter: Meter
     fetcher: Fetcher
+    models: tuple[ChatModel, ...] = ()
 
     async def aclose(self) -> None:
+        """Close the fetcher and every model client (their pooled connections stay open)."""
         await self.fetcher.aclose()
+        for model in self.models:
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
 
 
 def llm_settings(settings: Settings) -> LLMSettings:
@@ -52,32 +58,49 @@ def llm_settings(settings: Settings) -> LLMSettings:
     )
 
 
-def build_stages(settings: Settings, meter: Meter) -> Stages:
+@dataclass(frozen=True, slots=True)
+class Models:
+    """One chat model per stage, or none at all when no LLM is configured."""
+
+    synth: ChatModel
+    plan: ChatModel
+    critic: ChatModel
+
+    def all(self) -> tuple[ChatModel, ...]:
+        return (self.synth, self.plan, self.critic)
+
+
+def build_models(settings: Settings, meter: Meter) -> Models | None:
+    config = llm_settings(settings)
+    synth = build_chat_model(config, meter, stage="synth")
+    plan = build_chat_model(config, meter, stage="plan")
+    critic = build_chat_model(config, meter, stage="critic")
+    if synth is None or plan is None or critic is None:
+        return None
+    return Models(synth, plan, critic)
+
+
+def build_stages(settings: Settings, models: Models | None) -> Stages:
     """Model-backed planning, critique, triage and structured output when an LLM is configured;
     deterministic heuristics otherwise (no structured output without a model)."""
-    config = llm_settings(settings)
-    planner_model = build_chat_model(config, meter, stage="plan")
-    critic_model = build_chat_model(config, meter, stage="critic")
-    synth_model = build_chat_model(config, meter, stage="synth")
-    if planner_model is None or critic_model is None or synth_model is None:
+    if models is None:
         return Stages(hopper=HeuristicHopper() if settings.heuristic_hops else None)
     return Stages(
-        planner=ModelPlanner(planner_model),
-        critic=ModelCritic(critic_model),
-        hopper=ModelHopper(planner_model),
-        structurer=Structurer(synth_model, settings.context_tokens),
+        planner=ModelPlanner(models.plan),
+        critic=ModelCritic(models.critic),
+        hopper=ModelHopper(models.plan),
+        structurer=Structurer(models.synth, settings.context_tokens),
     )
 
 
-def build_writer(settings: Settings, meter: Meter) -> Writer:
-    model = build_chat_model(llm_settings(settings), meter, stage="synth")
-    if model is None:
+def build_writer(settings: Settings, models: Models | None) -> Writer:
+    if models is None:
         return ExtractiveWriter()
-    return LLMWriter(model, context_tokens=settings.context_tokens)
+    return LLMWriter(models.synth, context_tokens=settings.context_tokens)
 
 
 def build_fetcher(settings: Settings) -> Fetcher:
-    fetcher: Fetcher = HttpFetcher(
+    http = HttpFetcher(
         FetchSettings(
             timeout_s=settings.fetch_timeout_s,
             max_bytes=settings.max_bytes,
@@ -85,6 +108,7 @@ def build_fetcher(settings: Settings) -> Fetcher:
             allow_private=settings.allow_private_network,
         )
     )
+    fetcher = reading_fetcher(http, browser_settings(settings))
     if settings.no_cache:
         return fetcher
     cache = SqlitePageCache(sleuth_home(settings.env) / "cache.db", ttl_s=settings.cache_ttl_s)
@@ -137,17 +161,18 @@ def assemble(settings: Settings) -> Assembled:
         raise UsageError("the page size cap must be at least 1000 bytes")
     meter = make_meter(llm_settings(settings))
     primary, fallback, include = build_search_backends(settings)
+    models = build_models(settings, meter)
     fetcher = build_fetcher(settings)
     engine = Engine(
         primary,
         fetcher,
-        build_writer(settings, meter),
+        build_writer(settings, models),
         include=include,
         fallback=fallback,
         meter=meter,
-        stages=build_stages(settings, meter),
+        stages=build_stages(settings, models),
     )
-    return Assembled(engine, meter, fetcher)
+    return Assembled(engine, meter, fetcher, models.all() if models else ())
 
 
 def request_from(question: str, **options: Any) -> ResearchRequest:

