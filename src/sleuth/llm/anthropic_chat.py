@@ -6,20 +6,20 @@ System messages go to `system=`; the stream's `message_start` carries the input 
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import cast
 
 import anthropic
 from anthropic.types import MessageParam
 
 from ..ports import Message, TokenUsage
-from .base import provider_stream, transport_failure
+from .base import ProviderChat, transport_failure
 from .keys import NO_KEY, shared_ring
 from .meter import Meter
 from .retry import Failure, RetryPolicy, error_detail, parse_retry_after
 
 
-class AnthropicChat:
+class AnthropicChat(ProviderChat):
     def __init__(
         self,
         model: str,
@@ -36,22 +36,6 @@ class AnthropicChat:
         self._meter = meter
         self._client = anthropic.AsyncAnthropic(
             api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
-        )
-
-    def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 2048
-    ) -> AsyncIterator[str | TokenUsage]:
-        def raw(key: str) -> AsyncGenerator[str | TokenUsage, None]:
-            return self._attempt(key, messages, max_tokens)
-
-        return provider_stream(
-            self.name,
-            messages,
-            raw,
-            ring=self._ring,
-            retry=self._retry,
-            classify=self._classify,
-            meter=self._meter,
         )
 
     async def aclose(self) -> None:

@@ -8,7 +8,7 @@ sends none), and the call's tokens and time recorded on the meter.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 
 import httpx2
@@ -20,6 +20,40 @@ from .retry import Classifier, Failure, RetryPolicy, retrying
 from .thinking import ReasoningFilter
 
 RawStream = Callable[[str], AsyncGenerator[str | TokenUsage, None]]
+
+
+class ProviderChat:
+    """The `ChatModel.stream` every provider shares; a provider says how one attempt streams
+    with a given key (`_attempt`) and which errors are worth a retry (`_classify`)."""
+
+    name: str
+    _ring: KeyRing
+    _retry: RetryPolicy
+    _meter: Meter | None
+
+    def stream(
+        self, messages: Sequence[Message], *, max_tokens: int = 2048
+    ) -> AsyncIterator[str | TokenUsage]:
+        def raw(key: str) -> AsyncGenerator[str | TokenUsage, None]:
+            return self._attempt(key, messages, max_tokens)
+
+        return provider_stream(
+            self.name,
+            messages,
+            raw,
+            ring=self._ring,
+            retry=self._retry,
+            classify=self._classify,
+            meter=self._meter,
+        )
+
+    def _attempt(
+        self, key: str, messages: Sequence[Message], max_tokens: int
+    ) -> AsyncGenerator[str | TokenUsage, None]:
+        raise NotImplementedError
+
+    def _classify(self, exc: BaseException) -> Failure | None:
+        raise NotImplementedError
 
 
 async def provider_stream(

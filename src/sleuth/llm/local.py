@@ -15,14 +15,14 @@ import contextlib
 import importlib.util
 import os
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, LLMError
 from ..ports import Message, TokenUsage
-from .base import provider_stream
+from .base import ProviderChat
 from .keys import KeyRing
 from .meter import Meter
 from .retry import Failure, RetryPolicy
@@ -81,7 +81,7 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
         return loaded
 
 
-class LocalChat:
+class LocalChat(ProviderChat):
     """A ChatModel backed by llama.cpp in this process. Accepts the factory's keyword arguments;
     keys, URL and timeout mean nothing for a model that never leaves the process."""
 
@@ -106,27 +106,14 @@ class LocalChat:
         self._retry = RetryPolicy(attempts=1)
         self._ring = KeyRing(())
 
-    def stream(
-        self, messages: Sequence[Message], *, max_tokens: int = 2048
-    ) -> AsyncIterator[str | TokenUsage]:
-        def raw(_key: str) -> AsyncGenerator[str | TokenUsage, None]:
-            return self._attempt(messages, max_tokens)
-
-        return provider_stream(
-            self.name,
-            messages,
-            raw,
-            ring=self._ring,
-            retry=self._retry,
-            classify=_classify,
-            meter=self._meter,
-        )
-
     async def aclose(self) -> None:
         """Nothing to release: the model stays loaded for the next call in this process."""
 
+    def _classify(self, exc: BaseException) -> Failure | None:
+        return _classify(exc)
+
     async def _attempt(
-        self, messages: Sequence[Message], max_tokens: int
+        self, key: str, messages: Sequence[Message], max_tokens: int
     ) -> AsyncGenerator[str | TokenUsage, None]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[object] = asyncio.Queue()
