@@ -238,3 +238,27 @@ def test_heuristic_triage_finds_the_relative_clause() -> None:
     assert "develops the V8" in triage.first and "{entity}" in triage.then
     assert heuristic_triage("What is the capital of France?").kind == "single"
     assert json.dumps(triage.fill("Google")).count("Google") == 1
+
+
+async def test_writer_naming_a_missing_fact_gets_one_follow_up_search_and_a_rewrite() -> None:
+    search, fetcher = web()
+    search.results["Who co-founded Google?"] = [(GOOGLE[0], GOOGLE[1], "Google history")]
+    writer = FakeChatModel("writer")
+    writer.enqueue("V8 is developed by Google [1].\nMISSING: Who co-founded Google?")
+    writer.enqueue("Google was started by Larry Page and Sergey Brin [3].")
+    engine = Engine(search, fetcher, LLMWriter(writer))
+    events = await collect(engine, ResearchRequest(V8_Q))
+    result = result_of(events)
+    assert search.asked == [V8_Q, "Who co-founded Google?"]
+    assert result.usage.rounds == 2 and GOOGLE[0] in [s.url for s in result.sources]
+    assert "Larry Page" in (result.answer or "") and "MISSING" not in (result.answer or "")
+
+
+async def test_a_failed_rewrite_keeps_the_first_answer() -> None:
+    search, fetcher = web()
+    writer = FakeChatModel("writer")
+    writer.enqueue("V8 is developed by Google [1].\nMISSING: Who co-founded Google?")
+    writer.enqueue_error(LLMError("endpoint went away"))
+    engine = Engine(search, fetcher, LLMWriter(writer))
+    result = result_of(await collect(engine, ResearchRequest(V8_Q)))
+    assert (result.answer or "").startswith("V8 is developed by Google [1].")
