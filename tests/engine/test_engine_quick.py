@@ -174,3 +174,15 @@ async def test_since_drops_stale_dated_pages_but_keeps_undated_ones() -> None:
     kept = {s.url for s in result_of(events).sources}
     assert kept == {"https://new.example/b", "https://undated.example/c"}
     assert any(isinstance(e, FetchSkipped) and "before --since" in e.reason for e in events)
+
+
+async def test_snippet_fragments_still_give_a_cited_answer() -> None:
+    hits = [
+        ("https://a.example/x", "Audit", "audit logs 90 days"),
+        ("https://b.example/y", "Logs", "retention: 90 days"),
+    ]
+    engine = Engine(FakeSearch({"*": hits}), FakeFetcher({}), ExtractiveWriter())
+    result = result_of(await collect(engine, ResearchRequest("audit log retention")))
+    assert all(s.snippet for s in result.sources)
+    assert result.answer and "[1]" in result.answer
+    assert result.citations and result.verification.supported == result.verification.checked

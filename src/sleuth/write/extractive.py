@@ -11,6 +11,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 
 from ..ports import WriteTask
+from ..text import clip
 from ..types import Source
 from .sentences import Candidate, score, sentences
 
@@ -64,6 +65,16 @@ def paragraphs(chosen: Sequence[Candidate]) -> str:
     return "\n\n".join(blocks)
 
 
+def fallback(task: WriteTask) -> str:
+    """No whole sentence to quote (snippet fragments, tables): quote the best passage itself."""
+    for source in task.sources:
+        for passage in source.passages:
+            text = " ".join(passage.text.split())
+            if text:
+                return f"{clip(text, 300)} [{source.number}]"
+    return ""
+
+
 class ExtractiveWriter:
     """Writer with no model: quotes the best-supported sentences, each cited."""
 
@@ -81,12 +92,12 @@ class ExtractiveWriter:
             for chunk in self._report(task):
                 yield chunk
             return
-        yield paragraphs(select(task.sources, task.question, self.sentences))
+        yield paragraphs(select(task.sources, task.question, self.sentences)) or fallback(task)
 
     def _report(self, task: WriteTask) -> list[str]:
         """An overview, then one section per aspect (sub-query) or, without aspects, per source."""
         overview = select(task.sources, task.question, 3)
-        parts = ["## Overview\n\n" + paragraphs(overview) + "\n"]
+        parts = ["## Overview\n\n" + (paragraphs(overview) or fallback(task)) + "\n"]
         used = {c.text for c in overview}
         sections: list[tuple[str, list[Source]]] = (
             [(aspect, list(task.sources)) for aspect in task.aspects]
