@@ -247,3 +247,22 @@ def test_strict_cites_exit_4_is_not_hit_by_the_extractive_writer(
 ) -> None:
     code, _, _ = run(["ask", AUDIT_Q, "--search=searxng", "--strict-cites"], capsys)
     assert code == 0
+
+
+def test_max_runtime_exits_5(testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]) -> None:
+    testweb_env.search_mode = "hang"
+    code, out, err = run(["ask", AUDIT_Q, "--search=searxng", "--max-runtime=1s"], capsys)
+    assert code == 5 and out == ""
+    assert "--max-runtime" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "message"), [("data.xlsx", "unsupported file type"), ("empty.md", "no sources found")]
+)
+def test_include_problems_are_clear(
+    name: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / name
+    path.write_text("")
+    code, _, err = run(["ask", "anything at all", "--search=none", f"--include={path}"], capsys)
+    assert code in (1, 3) and message in err and "Traceback" not in err
