@@ -63,12 +63,21 @@ def path_cmd() -> None:
 @click.option(
     "--command",
     "command_name",
+    envvar="SLEUTH_CONFIG_COMMAND",
+    show_envvar=True,
     type=click.Choice(CONFIGURABLE),
     default="ask",
     show_default=True,
     help="Show the settings of this command.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the settings as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    envvar="SLEUTH_JSON",
+    show_envvar=True,
+    help="Print the settings as JSON.",
+)
 @click.pass_context
 def show_cmd(ctx: click.Context, profile: str | None, command_name: str, as_json: bool) -> None:
     """Print the effective settings of a command and where each came from.

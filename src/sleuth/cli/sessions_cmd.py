@@ -59,7 +59,14 @@ def sessions() -> None:
 @sessions.command("ls")
 @click.argument("filter_text", metavar="[FILTER]", required=False)
 @click.option("--tag", help="Only sessions with this tag.")
-@click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    envvar="SLEUTH_JSON",
+    show_envvar=True,
+    help="Print the listing as JSON.",
+)
 def ls_cmd(filter_text: str | None, tag: str | None, as_json: bool) -> None:
     """List saved sessions, newest first; FILTER matches the question.
 
@@ -147,7 +154,14 @@ def prune_cmd(older_than: str | None, keep: int | None, dry_run: bool) -> None:
 
 @click.command("show")
 @click.argument("session_id", metavar="ID")
-@click.option("--json", "as_json", is_flag=True, help="Print the saved session as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    envvar="SLEUTH_JSON",
+    show_envvar=True,
+    help="Print the saved session as JSON.",
+)
 def show(session_id: str, as_json: bool) -> None:
     """Print a saved session's cited answer and its sources.
 
@@ -180,7 +194,14 @@ def _stats_text(stats: SessionStats) -> str:
 
 @click.command("stats")
 @click.option("--tag", help="Only sessions with this tag.")
-@click.option("--json", "as_json", is_flag=True, help="Print the totals as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    envvar="SLEUTH_JSON",
+    show_envvar=True,
+    help="Print the totals as JSON.",
+)
 def stats(tag: str | None, as_json: bool) -> None:
     """Totals over saved sessions: cost, sources, rounds, per model, date span.
 
@@ -195,8 +216,21 @@ def stats(tag: str | None, as_json: bool) -> None:
 
 @click.command("export")
 @click.argument("session_id", metavar="ID")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Default: from --out, else html.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    envvar="SLEUTH_FORMAT",
+    show_envvar=True,
+    help="Default: from --out, else html.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="SLEUTH_OUT",
+    show_envvar=True,
+    help="Write to this file.",
+)
 def export(session_id: str, fmt: str | None, out: Path | None) -> None:
     """Render a saved session as a self-contained HTML report, cited markdown, or JSON.
 
@@ -217,8 +251,20 @@ def export(session_id: str, fmt: str | None, out: Path | None) -> None:
 
 @click.command("open")
 @click.argument("session_id", metavar="ID")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the HTML here.")
-@click.option("--no-browser", is_flag=True, help="Only write the file and print its path.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="SLEUTH_OUT",
+    show_envvar=True,
+    help="Write the HTML here.",
+)
+@click.option(
+    "--no-browser",
+    is_flag=True,
+    envvar="SLEUTH_NO_BROWSER",
+    show_envvar=True,
+    help="Only write the file and print its path.",
+)
 def open_cmd(session_id: str, out: Path | None, no_browser: bool) -> None:
     """Write a session's HTML report (to a temp file unless --out) and open it in a browser.
     The path is always printed, so this works on a machine without a display.
