@@ -25,6 +25,7 @@ from .hops import SINGLE, Hopper, Triage
 from .plan import Critic, HeuristicCritic, HeuristicPlanner, Planner
 from .ports import Fetcher, SearchBackend, Writer
 from .structured import Structurer, check_schema
+from .text import clip
 from .trust import check_mode, rate_sources
 from .types import Citation, Plan, ResearchRequest, Result, Source, Usage
 from .write.run import WriteOutcome, write_answer
@@ -164,7 +165,7 @@ class Engine:
         outcome = WriteOutcome("", "llm", int((time.monotonic() - started) * 1000))
         finished = finish_answer("", sources, replace(request, verify_cites=False))
         everything = tuple(
-            Citation(s.number, s.url, s.title, s.passages[0].text[:300] if s.passages else "")
+            Citation(s.number, s.url, s.title, clip(s.passages[0].text, 300) if s.passages else "")
             for s in sources
         )
         return Drafted(

@@ -192,34 +192,38 @@ def _read_for(cand: Candidate, outcome: ReadOutcome) -> Read:
 
 
 def keep_reads(reads: list[Read], gathering: Gathering) -> list[Event]:
-    """Add reads to the gathering unless stale (--since) or a near-duplicate of a kept page."""
-    events: list[Event] = []
-    since = gathering.request.since
+    """Add reads to the gathering unless redirected into a denied domain, stale (--since), or a
+    near-duplicate of a page already kept; each refusal becomes an event."""
     policy = DomainPolicy.from_lists(
         gathering.request.allow_domains, gathering.request.deny_domains
     )
+    events: list[Event] = []
     for read in reads:
-        redirected = read.page.final_url if read.page else None
-        if redirected and policy.active:
-            try:
-                policy.check(redirected)
-            except BlockedURLError as exc:
-                events.append(FetchSkipped(read.candidate.url, f"redirected: {exc.reason}"))
-                continue
-        published = read.page.published if read.page else None
-        published = published or read.candidate.result.published
-        if since is not None and is_before(published, since):
-            events.append(
-                FetchSkipped(read.candidate.url, f"published {published}, before --since {since}")
-            )
-            continue
-        if read.page is not None and gathering.dupes is not None:
-            copy_of = _duplicate_of(read, gathering)
-            if copy_of is not None:
-                events.append(NearDuplicate(read.candidate.url, copy_of))
-                continue
-        gathering.reads.append(read)
+        refusal = _refusal(read, gathering, policy)
+        if refusal is None:
+            gathering.reads.append(read)
+        else:
+            events.append(refusal)
     return events
+
+
+def _refusal(read: Read, gathering: Gathering, policy: DomainPolicy) -> Event | None:
+    url = read.candidate.url
+    redirected = read.page.final_url if read.page else None
+    if redirected and policy.active:
+        try:
+            policy.check(redirected)
+        except BlockedURLError as exc:
+            return FetchSkipped(url, f"redirected: {exc.reason}")
+    since = gathering.request.since
+    published = (read.page.published if read.page else None) or read.candidate.result.published
+    if since is not None and is_before(published, since):
+        return FetchSkipped(url, f"published {published}, before --since {since}")
+    if read.page is not None and gathering.dupes is not None:
+        copy_of = _duplicate_of(read, gathering)
+        if copy_of is not None:
+            return NearDuplicate(url, copy_of)
+    return None
 
 
 def _duplicate_of(read: Read, gathering: Gathering) -> str | None:
