@@ -29,11 +29,8 @@ class AnthropicChat(ProviderChat):
         retry: RetryPolicy | None = None,
         meter: Meter | None = None,
     ) -> None:
-        self.name = model
-        self.timeout_s = timeout_s
-        self._ring = shared_ring(f"anthropic:{base_url}", api_keys)
-        self._retry = retry or RetryPolicy()
-        self._meter = meter
+        ring = shared_ring(f"anthropic:{base_url}", api_keys)
+        super().__init__(model, ring, retry, meter, timeout_s)
         self._client = anthropic.AsyncAnthropic(
             api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
         )

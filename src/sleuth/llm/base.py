@@ -31,6 +31,20 @@ class ProviderChat:
     _retry: RetryPolicy
     _meter: Meter | None
 
+    def __init__(
+        self,
+        model: str,
+        ring: KeyRing,
+        retry: RetryPolicy | None,
+        meter: Meter | None,
+        timeout_s: float,
+    ) -> None:
+        self.name = model
+        self.timeout_s = timeout_s
+        self._ring = ring
+        self._retry = retry or RetryPolicy()
+        self._meter = meter
+
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int = 2048
     ) -> AsyncIterator[str | TokenUsage]:

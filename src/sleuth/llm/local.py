@@ -97,14 +97,11 @@ class LocalChat(ProviderChat):
     ) -> None:
         if not llama_cpp_installed():
             raise ConfigError(f"--model local needs llama-cpp-python: {INSTALL_HINT}")
-        self.name = model
+        # One attempt: a local failure (bad file, prompt too long) will not pass on a retry.
+        super().__init__(model, KeyRing(()), RetryPolicy(attempts=1), meter, 0.0)
         self._path = model_path or bundled_gguf()
         self._n_ctx = n_ctx
         self._n_threads = n_threads
-        self._meter = meter
-        # One attempt: a local failure (bad file, prompt too long) will not pass on a retry.
-        self._retry = RetryPolicy(attempts=1)
-        self._ring = KeyRing(())
 
     async def aclose(self) -> None:
         """Nothing to release: the model stays loaded for the next call in this process."""

@@ -30,11 +30,8 @@ class OpenAIChat(ProviderChat):
         retry: RetryPolicy | None = None,
         meter: Meter | None = None,
     ) -> None:
-        self.name = model
-        self.timeout_s = timeout_s
-        self._ring = shared_ring(f"openai:{base_url}", api_keys)
-        self._retry = retry or RetryPolicy()
-        self._meter = meter
+        ring = shared_ring(f"openai:{base_url}", api_keys)
+        super().__init__(model, ring, retry, meter, timeout_s)
         # api.openai.com rejects `max_tokens` for reasoning models; compatible servers may not
         # know the newer `max_completion_tokens`.
         self._official = base_url is None
