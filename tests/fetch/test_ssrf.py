@@ -234,3 +234,27 @@ def test_malformed_numeric_hosts_are_refused(host: str) -> None:
 def test_public_literal_passes() -> None:
     check_literal("http://93.184.215.14/", GuardPolicy())
     check_literal("https://[2606:4700::1111]/", GuardPolicy())
+
+
+async def test_dns_rebinding_answer_from_a_private_address_is_never_read(
+    web: RecordingWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The guard's lookup says public; the connection's own lookup (a moment later) says
+    # loopback, as a rebinding DNS server would. The body must not be used.
+    web.add(f"http://rebind.example.com:{web.port}/secret", Reply(ARTICLE))
+    real = socket.getaddrinfo
+
+    def rebinding_dns(host: object, *args: object, **kwargs: object) -> object:
+        if host in ("rebind.example.com", b"rebind.example.com"):
+            return real("127.0.0.1", *args, **kwargs)  # type: ignore[arg-type]
+        return real(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding_dns)
+    fetcher = HttpFetcher(
+        FetchSettings(), resolver=fake_dns({"rebind.example.com": ["93.184.215.14"]})
+    )
+    try:
+        with pytest.raises(BlockedURLError, match="rebinding"):
+            await fetcher.fetch(f"http://rebind.example.com:{web.port}/secret")
+    finally:
+        await fetcher.aclose()

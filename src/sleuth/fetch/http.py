@@ -9,6 +9,7 @@ pdfium) runs in a worker thread so a heavy page never stalls the event loop.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import ssl
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,11 +17,11 @@ from functools import cache
 
 import httpx2
 
-from ..errors import FetchError
+from ..errors import BlockedURLError, FetchError
 from ..types import Page
 from .body import Body, Inflater, Kind, decode_text, kind_from_headers, settle_kind
 from .extract import Extracted, extract_html
-from .guard import GuardPolicy, Resolver, check_url
+from .guard import GuardPolicy, Resolver, check_url, is_blocked_address
 from .pdf import extract_pdf
 
 # Fewer characters than this after extraction is an empty shell (a consent wall, a JS app).
@@ -108,6 +109,7 @@ class HttpFetcher:
                 self._gate(current),
                 self._client.stream("GET", current, headers=self._headers()) as response,
             ):
+                self._check_peer(response, current)
                 location = response.headers.get("location")
                 if response.status_code in REDIRECT_CODES and location:
                     current = str(response.url.join(location))
@@ -116,6 +118,23 @@ class HttpFetcher:
                     raise FetchError(f"http {response.status_code}", url)
                 return await self._read(response, url)
         raise FetchError(f"too many redirects (>{self._settings.max_redirects})", url)
+
+    def _check_peer(self, response: httpx2.Response, url: str) -> None:
+        """Refuse a response from a private address even when the name resolved to a public one
+        a moment earlier (DNS rebinding): its body is never read. A proxy's own address is
+        configuration and is not checked."""
+        if self._settings.allow_private or self._proxied(url):
+            return
+        stream = response.extensions.get("network_stream")
+        peer = stream.get_extra_info("server_addr") if stream is not None else None
+        if not peer:
+            return
+        try:
+            address = ipaddress.ip_address(str(peer[0]).split("%", 1)[0])
+        except ValueError:
+            return
+        if is_blocked_address(address):
+            raise BlockedURLError(f"connected to a private address {address} (DNS rebinding?)", url)
 
     def _gate(self, url: str) -> asyncio.Semaphore:
         """The connection limit for the server this request connects to (the proxy, if any)."""
