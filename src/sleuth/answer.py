@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import cite
+from .llm.thinking import strip_reasoning_text
 from .trust import source_trust
 from .types import (
     Citation,
@@ -18,7 +19,6 @@ from .types import (
     Verification,
 )
 
-REASONING = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
 MISSING = re.compile(r"^\s*MISSING:\s*(.+?)\s*$", re.MULTILINE)
 SOURCES_TAIL = re.compile(r"\n#{1,3}\s*(?:Sources|References)\s*\n(?:.*\n?)*\Z", re.IGNORECASE)
 
@@ -36,7 +36,7 @@ class FinishedAnswer:
 
 def clean(text: str) -> tuple[str, str | None]:
     """Strip reasoning blocks, a model-made source list, and the MISSING request line."""
-    text = REASONING.sub("", text)
+    text = strip_reasoning_text(text)
     found = MISSING.search(text)
     text = MISSING.sub("", text)
     text = SOURCES_TAIL.sub("\n", text)

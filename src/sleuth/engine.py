@@ -18,7 +18,7 @@ from .answer import FinishedAnswer, finish_answer
 from .candidates import Candidate
 from .deadline import Deadline
 from .errors import NoSourcesError, SleuthError, UsageError
-from .events import Done, Event, Failed, Notice, PassagesKept, Planned
+from .events import Done, Event, Failed, Notice, PassagesKept, Planned, Verified
 from .evidence import Read, Segment, build_segmented
 from .gather import Backends, Gathering, RoundLimits, run_round
 from .hops import SINGLE, Hopper, Triage
@@ -152,7 +152,9 @@ class Engine:
             self.writer, request, sources, deadline, outcome, aspects, round_no
         ):
             yield event
-        out.append(Drafted(sources, outcome, finish_answer(outcome.text, sources, request)))
+        finished = finish_answer(outcome.text, sources, request)
+        yield Verified(finished.verification.checked, finished.verification.supported)
+        out.append(Drafted(sources, outcome, finished))
 
     async def _structured(
         self, request: ResearchRequest, sources: tuple[Source, ...], deadline: Deadline

@@ -105,7 +105,15 @@ def test_verbose_streams_every_event(
 ) -> None:
     code, _, err = run(["ask", AUDIT_Q, "--search=searxng", "--verbose"], capsys)
     assert code == 0
-    for kind in ("plan", "search.done", "fetch.done", "passages.kept", "writer.start", "done"):
+    for kind in (
+        "plan",
+        "search.done",
+        "fetch.done",
+        "passages.kept",
+        "writer.start",
+        "verify.done",
+        "done",
+    ):
         assert f"\n{kind} " in "\n" + err, kind
 
 

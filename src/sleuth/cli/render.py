@@ -7,9 +7,7 @@ import sys
 from typing import TextIO
 
 from ..events import (
-    Done,
     Event,
-    Failed,
     Fetched,
     FetchSkipped,
     Notice,
@@ -38,7 +36,6 @@ class Progress:
         self.live = self.stream.isatty() if live is None else live
         self.drafts = drafts  # deep runs in a terminal: each round's draft streams here
         self.read = self.skipped = 0
-        self._shown = False
 
     def __call__(self, event: Event) -> None:
         if self.drafts is not None and isinstance(event, WriterStarted | WriterDelta):
@@ -117,11 +114,3 @@ def confidence_line(result: Result) -> str:
         f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
     )
     return f"confidence · {result.confidence} · {len(result.sources)} sources · {checks}"
-
-
-def failure_line(event: Failed) -> str:
-    return f"sleuth: {event.error}"
-
-
-def is_done(event: Event) -> bool:
-    return isinstance(event, Done | Failed)

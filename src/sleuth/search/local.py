@@ -7,7 +7,6 @@ skip) and returned as pre-read results with `file://` URLs, so the engine never 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,11 +18,6 @@ from ..types import Page, SearchResult
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
 MAX_FILE_BYTES = 20_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class LocalFile:
-    page: Page
 
 
 def expand_paths(paths: tuple[str, ...]) -> list[Path]:
