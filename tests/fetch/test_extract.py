@@ -129,3 +129,16 @@ def test_pages_running_scripts_are_marked() -> None:
     )
     assert extract_html(app, "http://a.example/").scripted
     assert not extract_html(plain, "http://b.example/").scripted
+
+
+def test_pdfs_extracted_from_many_threads_at_once() -> None:
+    # PDFium is not thread-safe; without the module's lock this crashes the interpreter.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sleuth.fetch.pdf import extract_pdf
+    from tests.fetch.conftest import make_pdf
+
+    data = make_pdf([f"Page {i} about audit log retention. " * 40 for i in range(12)])
+    with ThreadPoolExecutor(8) as pool:
+        texts = list(pool.map(lambda _: extract_pdf(data).text, range(48)))
+    assert len(set(texts)) == 1 and "Page 11" in texts[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 
 import pypdfium2
 
@@ -11,9 +12,17 @@ from .extract import Extracted
 
 # PDF dates look like "D:20200131093000+01'00'"; the date part is all we keep.
 _PDF_DATE = re.compile(r"^(?:D:)?(\d{4})(\d{2})(\d{2})")
+# PDFium is not thread-safe, and pages are extracted in worker threads: two PDFs read at once
+# crashed the process (a segfault in get_page, seen in a CI run). One PDF at a time.
+_PDFIUM = threading.Lock()
 
 
 def extract_pdf(data: bytes, *, max_pages: int = 50) -> Extracted:
+    with _PDFIUM:
+        return _extract(data, max_pages)
+
+
+def _extract(data: bytes, max_pages: int) -> Extracted:
     try:
         document = pypdfium2.PdfDocument(data)
     except pypdfium2.PdfiumError as exc:
