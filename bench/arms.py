@@ -14,16 +14,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from sleuth.answer import finish_answer
-from sleuth.assemble import Settings, build_fetcher, build_search_backends
-from sleuth.engine import Engine
+from sleuth.app.assemble import Settings, build_fetcher, build_search_backends
+from sleuth.engine.engine import Engine
 from sleuth.errors import FetchError, NoSourcesError
 from sleuth.evaluate.questions import Question
 from sleuth.evaluate.runner import Arm, SleuthArm, observe_engine
 from sleuth.evaluate.score import Observation
+from sleuth.pipeline.answer import finish_answer
+from sleuth.pipeline.write.extractive import ExtractiveWriter
 from sleuth.ports import SearchQuery, WriteTask
 from sleuth.types import Page, Passage, ResearchRequest, Result, Source, Usage
-from sleuth.write.extractive import ExtractiveWriter
 
 TOP_PAGES = 3
 READ_DEADLINE_S = 6.0

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import sleuth
-from sleuth.assemble import Settings
+from sleuth.app.assemble import Settings
 from sleuth.evaluate.corpus_web import Doc, load_docs
 from sleuth.evaluate.questions import Question, load_questions, sample, with_gold_urls
 from sleuth.evaluate.report import summary_json

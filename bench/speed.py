@@ -14,7 +14,7 @@ from sleuth.evaluate.corpus_web import Doc, render_page
 from sleuth.evaluate.questions import Question
 from sleuth.evaluate.score import percentile
 from sleuth.fetch.extract import extract_html
-from sleuth.passages import bm25_scores, split_passages
+from sleuth.text.passages import bm25_scores, split_passages
 
 
 @dataclass(frozen=True, slots=True)

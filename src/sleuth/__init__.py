@@ -17,7 +17,7 @@ from .events import Done, Event, Failed
 from .types import ResearchRequest, Result
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from .engine.engine import Engine
 
 __all__ = ["Engine", "Event", "ResearchRequest", "Result", "SleuthError", "research"]
 __version__ = "0.1.0"
@@ -27,7 +27,7 @@ def __getattr__(name: str) -> Any:
     # The engine pulls in extraction and HTTP; load it on first use, not on `import sleuth`
     # (which the CLI's shell completion pays for on every TAB).
     if name == "Engine":
-        from .engine import Engine
+        from .engine.engine import Engine
 
         return Engine
     raise AttributeError(f"module 'sleuth' has no attribute {name!r}")
@@ -39,7 +39,7 @@ async def research(question: str, **options: Any) -> Result:
     Options are `ResearchRequest` fields (max_sources, depth, ...) and `Settings` fields
     (search, include, base_url, model, no_cache, ...).
     """
-    from .assemble import Settings, assemble, request_from
+    from .app.assemble import Settings, assemble, request_from
 
     setting_names = {f.name for f in fields(Settings)}
     settings = Settings().with_(**{k: v for k, v in options.items() if k in setting_names})

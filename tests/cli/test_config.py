@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sleuth.cli.main import main
-from sleuth.config import BUILTIN_PROFILES
+from sleuth.settings.files import BUILTIN_PROFILES
 from sleuth.store import SessionRecord, SessionStore, sessions_db_path
 from tests.store.factories import make_record
 

@@ -1,4 +1,4 @@
-from sleuth.candidates import cap_per_site, fuse
+from sleuth.pipeline.candidates import cap_per_site, fuse
 from sleuth.types import Page, SearchResult
 from sleuth.urls import normalize_url
 

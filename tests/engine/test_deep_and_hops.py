@@ -7,15 +7,15 @@ import json
 
 import pytest
 
-from sleuth.engine import Engine, Stages
+from sleuth.engine.engine import Engine, Stages
 from sleuth.errors import LLMError, UsageError
 from sleuth.events import Critiqued, Done, Event, Failed, Planned, WriterStarted
-from sleuth.hops import ModelHopper, heuristic_triage
-from sleuth.plan import HeuristicCritic, ModelCritic, ModelPlanner
-from sleuth.structured import Structurer
+from sleuth.pipeline.write.extractive import ExtractiveWriter
+from sleuth.pipeline.write.llm import LLMWriter
+from sleuth.think.hops import ModelHopper, heuristic_triage
+from sleuth.think.plan import HeuristicCritic, ModelCritic, ModelPlanner
+from sleuth.think.structured import Structurer
 from sleuth.types import ResearchRequest, Result
-from sleuth.write.extractive import ExtractiveWriter
-from sleuth.write.llm import LLMWriter
 from tests.fakes import FakeChatModel
 
 from .fakes import FakeFetcher, FakeSearch

@@ -3,11 +3,11 @@ import time
 
 import pytest
 
-from sleuth.engine import Engine
+from sleuth.engine.engine import Engine
 from sleuth.errors import NoSourcesError, SearchError, UsageError
 from sleuth.events import Done, Event, Failed, FetchSkipped, Notice, Planned
+from sleuth.pipeline.write.extractive import ExtractiveWriter
 from sleuth.types import ResearchRequest, Result
-from sleuth.write.extractive import ExtractiveWriter
 
 from .fakes import FakeFetcher, FakeSearch
 

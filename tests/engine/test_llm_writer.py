@@ -3,11 +3,11 @@ model writes (issue 2's scripted writer cases)."""
 
 from __future__ import annotations
 
-from sleuth.engine import Engine
+from sleuth.engine.engine import Engine
 from sleuth.events import Done, Event, Failed, Notice, WriterDelta
 from sleuth.llm.meter import Meter
+from sleuth.pipeline.write.llm import LLMWriter
 from sleuth.types import ResearchRequest, Result
-from sleuth.write.llm import LLMWriter
 from tests.fakes import FakeChatModel
 
 from .fakes import FakeFetcher, FakeSearch

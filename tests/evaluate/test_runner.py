@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from sleuth.engine import Engine
+from sleuth.engine.engine import Engine
 from sleuth.evaluate.runner import observe_engine
+from sleuth.pipeline.write.extractive import ExtractiveWriter
 from sleuth.types import ResearchRequest
-from sleuth.write.extractive import ExtractiveWriter
 from tests.engine.fakes import FakeFetcher, FakeSearch
 
 TEXT = "Ada Lovelace wrote the first published program for the Analytical Engine in 1843."

@@ -22,12 +22,12 @@ from typing import Any
 import httpx2
 import pytest
 
-from sleuth.assemble import Settings, assemble
-from sleuth.cite import ONE
+from sleuth.app.assemble import Settings, assemble
 from sleuth.errors import ConfigError
 from sleuth.events import Done, Event, WriterDelta
 from sleuth.llm.local import bundled_gguf, llama_cpp_installed
 from sleuth.llm.openai_chat import OpenAIChat
+from sleuth.pipeline.cite import ONE
 from sleuth.types import ResearchRequest, Result
 from tests.conftest import GUARD_DIR
 

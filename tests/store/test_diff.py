@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-from sleuth.diff import diff_sessions, render_diff
+from sleuth.app.diff import diff_sessions, render_diff
 from sleuth.store import SessionRecord
 
 from .factories import make_record, make_result, make_source

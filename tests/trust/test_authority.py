@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import pytest
 
 from sleuth.errors import UsageError
-from sleuth.trust import (
+from sleuth.pipeline.trust import (
     authority,
     check_mode,
     host_of,

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from sleuth.dedupe import (
+from sleuth.pipeline.dedupe import (
     EXACT_LIMIT,
     NearDuplicates,
     fingerprint,

@@ -1,6 +1,6 @@
 import pytest
 
-from sleuth import cite
+from sleuth.pipeline import cite
 from sleuth.types import Passage, Source, Verification
 
 

@@ -1,5 +1,5 @@
-from sleuth.passages import bm25_scores, split_passages
 from sleuth.text import split_sentences
+from sleuth.text.passages import bm25_scores, split_passages
 
 
 def test_passages_keep_offsets_and_word_bounds() -> None:
@@ -39,8 +39,8 @@ def test_sentence_split_respects_abbreviations() -> None:
 
 
 def test_prompt_drops_lowest_scored_passages_whole_to_fit() -> None:
+    from sleuth.pipeline.write.llm import format_sources
     from sleuth.types import Passage, Source
-    from sleuth.write.llm import format_sources
 
     def src(n: int, scores: list[float]) -> Source:
         passages = tuple(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from sleuth.pipeline.write.llm import build_messages
 from sleuth.ports import WriteTask
 from sleuth.types import Passage, Source
-from sleuth.write.llm import build_messages
 
 SNAPSHOTS = Path(__file__).parents[1] / "snapshots"
 SOURCES = (

@@ -3,7 +3,7 @@ from datetime import date
 import pytest
 
 from sleuth.errors import UsageError
-from sleuth.recency import parse_freshness, parse_since
+from sleuth.settings.values import parse_freshness, parse_since
 
 TODAY = date(2026, 11, 30)
 

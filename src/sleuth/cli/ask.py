@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from ..errors import UsageError
-from ..recency import parse_since
 from ..settings import Settings
+from ..settings.values import parse_since
 from ..types import ResearchRequest
 from .options import (
     CommaList,
@@ -148,7 +148,7 @@ def request_from(question: str, flags: dict[str, Any]) -> ResearchRequest:
 
 
 def load_schema(path: Path) -> dict[str, Any]:
-    from ..structured import check_schema
+    from ..think.structured import check_schema
 
     try:
         text = path.read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from ..config import config_path
+from ..settings.files import config_path
 from .configmap import (
     CONFIGURABLE,
     Checked,

@@ -23,7 +23,8 @@ import click
 from click.core import ParameterSource
 from click.shell_completion import CompletionItem
 
-from ..config import (
+from ..errors import ConfigError
+from ..settings.files import (
     ConfigFile,
     Layers,
     config_error,
@@ -31,7 +32,6 @@ from ..config import (
     read_config,
     select_profile,
 )
-from ..errors import ConfigError
 from .options import env
 
 CONFIGURABLE = ("ask", "continue", "rerun", "resume", "search", "doctor")

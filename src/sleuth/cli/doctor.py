@@ -99,7 +99,7 @@ def cache() -> list[Check]:
 
 
 async def llm(settings: Settings) -> list[Check]:
-    from ..assemble import llm_settings
+    from ..app.assemble import llm_settings
     from ..llm.factory import build_chat_model
     from ..llm.meter import Meter
 
@@ -123,7 +123,7 @@ async def llm(settings: Settings) -> list[Check]:
 
 
 async def probe(settings: Settings) -> list[Check]:
-    from ..assemble import backend_settings
+    from ..app.assemble import backend_settings
     from ..search.spec import build_search
 
     started = time.monotonic()

@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from ..diff import diff_sessions, render_diff
+from ..app.diff import diff_sessions, render_diff
+from ..app.seeds import seed_results
 from ..errors import UsageError
-from ..seeds import seed_results
 from ..settings import Settings
 from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
@@ -194,9 +194,9 @@ def print_diff(
 
 
 def _narration(a: SessionRecord, b: SessionRecord, settings: Settings) -> str:
-    from ..assemble import llm_settings
+    from ..app.assemble import llm_settings
+    from ..app.narrate import narrate
     from ..llm.factory import build_chat_model, make_meter
-    from ..narrate import narrate
 
     config = llm_settings(settings)
     model = build_chat_model(config, make_meter(config), stage="critic")

@@ -14,12 +14,12 @@ from typing import Any
 
 import click
 
+from ..app.trace import Trace
 from ..errors import CitationCheckFailed, SleuthError, UsageError
 from ..events import Done, Failed
 from ..settings import Settings
 from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
-from ..trace import Trace
 from ..types import ResearchRequest, Result
 from .render import Progress, as_json, confidence_line, markdown
 
@@ -82,7 +82,7 @@ async def run_with_progress(
     drafts: bool = False,
     trace: Trace | None = None,
 ) -> tuple[Result, str]:
-    from ..assemble import assemble
+    from ..app.assemble import assemble
 
     progress = Progress(verbose=verbose, drafts=sys.stdout if drafts else None)
     built = assemble(settings)

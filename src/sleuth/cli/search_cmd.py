@@ -63,7 +63,7 @@ def search(
 
 
 async def run_search(settings: Settings, text: str, limit: int) -> list[SearchResult]:
-    from ..assemble import backend_settings
+    from ..app.assemble import backend_settings
     from ..search.spec import build_search
 
     backend = build_search(settings.search, backend_settings(settings))

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..assemble import Settings
+from ..app.assemble import Settings
 from ..errors import UsageError
 from ..types import ResearchRequest
 from .corpus_web import CorpusWeb, Doc

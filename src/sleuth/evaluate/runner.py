@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from ..assemble import Settings, assemble
-from ..engine import Engine
+from ..app.assemble import Settings, assemble
+from ..engine.engine import Engine
 from ..errors import SleuthError
 from ..events import Done, Event, Failed, Fetched, FetchSkipped
 from ..types import ResearchRequest, Result

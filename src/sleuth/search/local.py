@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import UsageError
-from ..passages import bm25_scores
 from ..ports import SearchQuery
 from ..registry import BackendSettings, Registries
+from ..text.passages import bm25_scores
 from ..types import Page, SearchResult
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")

@@ -14,21 +14,21 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .answer import FinishedAnswer, finish_answer
-from .candidates import Candidate
-from .deadline import Deadline
-from .errors import NoSourcesError, SleuthError, UsageError
-from .events import Done, Event, Failed, Notice, PassagesKept, Planned, Verified
-from .evidence import Read, Segment, build_segmented
-from .gather import Backends, Gathering, RoundLimits, run_round
-from .hops import SINGLE, Hopper, Triage
-from .plan import Critic, HeuristicCritic, HeuristicPlanner, Planner
-from .ports import Fetcher, SearchBackend, Writer
-from .structured import Structurer, check_schema
-from .text import clip
-from .trust import check_mode, rate_sources
-from .types import Citation, Plan, ResearchRequest, Result, Source, Usage
-from .write.run import WriteOutcome, write_answer
+from ..deadline import Deadline
+from ..errors import NoSourcesError, SleuthError, UsageError
+from ..events import Done, Event, Failed, Notice, PassagesKept, Planned, Verified
+from ..pipeline.answer import FinishedAnswer, finish_answer
+from ..pipeline.candidates import Candidate
+from ..pipeline.evidence import Read, Segment, build_segmented
+from ..pipeline.gather import Backends, Gathering, RoundLimits, run_round
+from ..pipeline.trust import check_mode, rate_sources
+from ..pipeline.write.run import WriteOutcome, write_answer
+from ..ports import Fetcher, SearchBackend, Writer
+from ..text import clip
+from ..think.hops import SINGLE, Hopper, Triage
+from ..think.plan import Critic, HeuristicCritic, HeuristicPlanner, Planner
+from ..think.structured import Structurer, check_schema
+from ..types import Citation, Plan, ResearchRequest, Result, Source, Usage
 
 MAX_QUESTION_CHARS = 2000
 MAX_QUICK_ROUNDS = 3

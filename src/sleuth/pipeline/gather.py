@@ -15,17 +15,17 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..errors import BlockedURLError, SearchError
+from ..events import Event, FetchSkipped, NearDuplicate, Notice, SearchDegraded, Searched
+from ..fetch.domains import DomainPolicy
+from ..ports import Fetcher, SearchBackend, SearchQuery
+from ..types import ResearchRequest, SearchResult
+from ..urls import normalize_url
 from .candidates import Candidate, cap_per_site, fuse
 from .dedupe import NearDuplicates
-from .errors import BlockedURLError, SearchError
-from .events import Event, FetchSkipped, NearDuplicate, Notice, SearchDegraded, Searched
 from .evidence import Read, Segment
-from .fetch.domains import DomainPolicy
-from .ports import Fetcher, SearchBackend, SearchQuery
 from .read import ReadLimits, ReadOutcome, read_all
 from .trust import check_mode, order_by_authority
-from .types import ResearchRequest, SearchResult
-from .urls import normalize_url
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 FILE_NAME = "config.toml"
 

@@ -10,9 +10,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from .store.records import SessionRecord, parse_iso
-from .types import Source
-from .urls import normalize_url
+from ..store.records import SessionRecord, parse_iso
+from ..types import Source
+from ..urls import normalize_url
 
 CONTEXT_LINES = 1
 ELLIPSIS = "…"

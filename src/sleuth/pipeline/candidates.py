@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .types import SearchResult
-from .urls import normalize_url, site_of
+from ..types import SearchResult
+from ..urls import normalize_url, site_of
 
 RRF_K = 60
 

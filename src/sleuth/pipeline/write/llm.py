@@ -11,9 +11,9 @@ import html
 import re
 from collections.abc import AsyncIterator, Sequence
 
-from .. import prompts
-from ..ports import ChatModel, Message, TokenUsage, WriteTask
-from ..types import Passage, Source
+from ... import prompts
+from ...ports import ChatModel, Message, TokenUsage, WriteTask
+from ...types import Passage, Source
 
 CHARS_PER_TOKEN = 4
 

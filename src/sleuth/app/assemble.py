@@ -9,24 +9,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import Engine, Stages
-from .errors import UsageError
-from .fetch.browser import BrowserSettings, reading_fetcher
-from .fetch.cache import CachedFetcher, SqlitePageCache
-from .fetch.http import FetchSettings, HttpFetcher
-from .hops import HeuristicHopper, ModelHopper
-from .llm.factory import LLMSettings, build_chat_model, make_meter
-from .llm.meter import Meter
-from .plan import ModelCritic, ModelPlanner
-from .ports import ChatModel, Fetcher, SearchBackend, Writer
-from .registry import BackendSettings
-from .search.spec import build_search
-from .settings import Settings as Settings
-from .settings import sleuth_home as sleuth_home
-from .structured import Structurer
-from .types import ResearchRequest
-from .write.extractive import ExtractiveWriter
-from .write.llm import LLMWriter
+from ..engine.engine import Engine, Stages
+from ..errors import UsageError
+from ..fetch.browser import BrowserSettings, reading_fetcher
+from ..fetch.cache import CachedFetcher, SqlitePageCache
+from ..fetch.http import FetchSettings, HttpFetcher
+from ..llm.factory import LLMSettings, build_chat_model, make_meter
+from ..llm.meter import Meter
+from ..pipeline.write.extractive import ExtractiveWriter
+from ..pipeline.write.llm import LLMWriter
+from ..ports import ChatModel, Fetcher, SearchBackend, Writer
+from ..registry import BackendSettings
+from ..search.spec import build_search
+from ..settings import Settings as Settings
+from ..settings import sleuth_home as sleuth_home
+from ..think.hops import HeuristicHopper, ModelHopper
+from ..think.plan import ModelCritic, ModelPlanner
+from ..think.structured import Structurer
+from ..types import ResearchRequest
 
 
 @dataclass(slots=True)

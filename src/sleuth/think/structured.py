@@ -12,13 +12,13 @@ from typing import Any
 
 import jsonschema
 
-from .errors import LLMError, UsageError
-from .llm.parse import parse_object
+from ..errors import LLMError, UsageError
+from ..llm.parse import parse_object
+from ..pipeline.write.llm import format_sources
+from ..ports import ChatModel
+from ..prompts import load
+from ..types import Source
 from .plan import complete
-from .ports import ChatModel
-from .prompts import load
-from .types import Source
-from .write.llm import format_sources
 
 
 def check_schema(schema: Any) -> dict[str, Any]:

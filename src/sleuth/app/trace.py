@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import (
+from ..events import (
     Critiqued,
     Event,
     Fetched,

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from .deadline import Deadline
-from .events import Critiqued, Done, Event, Planned
-from .evidence import Segment
-from .gather import Gathering, RoundLimits, run_round
-from .llm.parse import Verdict
-from .types import ResearchRequest
+from ..deadline import Deadline
+from ..events import Critiqued, Done, Event, Planned
+from ..llm.parse import Verdict
+from ..pipeline.evidence import Segment
+from ..pipeline.gather import Gathering, RoundLimits, run_round
+from ..types import ResearchRequest
 
 if TYPE_CHECKING:
     from .engine import Drafted, Engine

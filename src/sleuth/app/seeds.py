@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .types import Page, SearchResult, Source
+from ..types import Page, SearchResult, Source
 
 
 def seed_results(sources: Iterable[Source]) -> tuple[SearchResult, ...]:

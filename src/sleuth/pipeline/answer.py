@@ -7,10 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import cite
-from .llm.thinking import strip_reasoning_text
-from .trust import source_trust
-from .types import (
+from ..llm.thinking import strip_reasoning_text
+from ..types import (
     Citation,
     Confidence,
     ResearchRequest,
@@ -18,6 +16,8 @@ from .types import (
     SourceTrust,
     Verification,
 )
+from . import cite
+from .trust import source_trust
 
 MISSING = re.compile(r"^\s*MISSING:\s*(.+?)\s*$", re.MULTILINE)
 SOURCES_TAIL = re.compile(r"\n#{1,3}\s*(?:Sources|References)\s*\n(?:.*\n?)*\Z", re.IGNORECASE)

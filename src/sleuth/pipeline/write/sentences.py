@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..text import content_tokens, paragraph_spans, split_sentences, stem
-from ..types import Source
+from ...text import content_tokens, paragraph_spans, split_sentences, stem
+from ...types import Source
 
 MIN_WORDS, MAX_WORDS = 5, 80
 MIN_LETTERS = 0.5  # share of letters: "The 12.9-kilometre (8 mi) bridge opened in 1997." passes

@@ -7,14 +7,14 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ...events import Event, Notice, WriterDelta, WriterStarted
+from ...ports import Writer, WriteTask
+from ...types import ResearchRequest, Source
 from ..answer import clean
-from ..events import Event, Notice, WriterDelta, WriterStarted
-from ..ports import Writer, WriteTask
-from ..types import ResearchRequest, Source
 from .extractive import ExtractiveWriter
 
 if TYPE_CHECKING:
-    from ..deadline import Deadline
+    from ...deadline import Deadline
 
 
 @dataclass(slots=True)

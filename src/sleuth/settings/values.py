@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, timedelta
 
-from .errors import UsageError
+from ..errors import UsageError
 
 DURATION = re.compile(r"^\s*(\d+)\s*([dwmy])\s*$", re.IGNORECASE)
 DAYS_PER = {"d": 1, "w": 7, "m": 30, "y": 365}

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .text import clip, content_tokens, split_sentences, words
-from .types import Citation, Confidence, Source, UnsupportedSentence, Verification
+from ..text import clip, content_tokens, split_sentences, words
+from ..types import Citation, Confidence, Source, UnsupportedSentence, Verification
 
 MARKER = re.compile(r"\[\s*(\d+(?:\s*(?:[-–—]|,|;)\s*\d+)*)\s*\](?!\()")
 RUN_OF_MARKERS = re.compile(r"(?:\[\d+\]\s*)+")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Sequence
 
-from ..ports import WriteTask
-from ..text import clip
-from ..types import Source
+from ...ports import WriteTask
+from ...text import clip
+from ...types import Source
 from .sentences import Candidate, score, sentences
 
 NOTICE = (

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..text.passages import bm25_scores, split_passages
+from ..types import Page, Passage, Source
 from .candidates import Candidate
-from .passages import bm25_scores, split_passages
-from .types import Page, Passage, Source
 
 # Weight of search rank next to the best passage's BM25 (scaled to 1) when ranking sources.
 # On 80 sampled dev questions each: gold page kept NQ 67 -> 68, HotpotQA 79 -> 80 (all gold

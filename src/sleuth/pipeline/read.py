@@ -13,11 +13,11 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
+from ..errors import BlockedURLError, FetchError
+from ..events import Event, Fetched, FetchSkipped
+from ..ports import Fetcher
+from ..types import Page
 from .candidates import Candidate
-from .errors import BlockedURLError, FetchError
-from .events import Event, Fetched, FetchSkipped
-from .ports import Fetcher
-from .types import Page
 
 
 @dataclass(frozen=True, slots=True)

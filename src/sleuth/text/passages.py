@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .text import content_tokens, paragraph_spans, split_sentences
+from . import content_tokens, paragraph_spans, split_sentences
 
 MIN_WORDS = 60
 MAX_WORDS = 200

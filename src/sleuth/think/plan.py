@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .llm.parse import Verdict, parse_list, parse_verdict
-from .ports import ChatModel, Message, TokenUsage
-from .prompts import load
-from .text import content_tokens, split_sentences, stem, words
-from .types import Source
+from ..llm.parse import Verdict, parse_list, parse_verdict
+from ..ports import ChatModel, Message, TokenUsage
+from ..prompts import load
+from ..text import content_tokens, split_sentences, stem, words
+from ..types import Source
 
 MAX_SUBQUERIES = 4
 MAX_GAP_QUERIES = 3

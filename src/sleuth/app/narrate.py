@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from ..llm.thinking import strip_reasoning_text
+from ..ports import ChatModel, Message, TokenUsage
+from ..prompts import load
 from .diff import SessionDiff
-from .llm.thinking import strip_reasoning_text
-from .ports import ChatModel, Message, TokenUsage
-from .prompts import load
 
 
 async def narrate(model: ChatModel, diff: SessionDiff, old: str, new: str) -> str:

@@ -16,8 +16,8 @@ from dataclasses import replace
 from typing import Literal, TypeVar
 from urllib.parse import urlsplit
 
-from .errors import UsageError
-from .types import Authority, Source, SourceTrust
+from ..errors import UsageError
+from ..types import Authority, Source, SourceTrust
 
 T = TypeVar("T")
 AuthorityMode = Literal["prefer", "strict", "off"]

@@ -1,0 +1,3 @@
+from .engine import Engine, Stages
+
+__all__ = ["Engine", "Stages"]
