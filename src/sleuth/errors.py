@@ -2,7 +2,8 @@
 
     SleuthError                   exit 1 / HTTP 500 unless a subclass says otherwise
     ├── UsageError                bad input from a user: a flag, a file, a question (exit 1, 400)
-    │   └── ConfigError           a bad config file or environment value
+    │   ├── ConfigError           a bad config file or environment value
+    │   └── UnreadableFile        a local file that cannot be indexed; a batch reports and skips it
     ├── SearchError               a search backend failed
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
     │   └── RateLimitedError      the backend throttled us; bench it for the run
@@ -35,6 +36,18 @@ class UsageError(SleuthError):
 
 class ConfigError(UsageError):
     code = "BAD_CONFIG"
+
+
+class UnreadableFile(UsageError):
+    """A local document that cannot be turned into text. `reason` is short and shown as-is
+    ("encrypted PDF", "empty file", "looks like a PDF, not DOCX")."""
+
+    code = "UNREADABLE_FILE"
+
+    def __init__(self, reason: str, path: str = "") -> None:
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.reason = reason
+        self.path = path
 
 
 class SearchError(SleuthError):

@@ -100,7 +100,8 @@ def markdown(result: Result) -> str:
         mark = "" if s.number in cited else " (not cited)"
         extra = " · search snippet only" if s.snippet else ""
         when = f" · published {s.published}" if s.published else ""
-        lines.append(f"[{s.number}] {s.title} — {s.url}{when}{extra}{mark}")
+        where = f" ({s.location})" if s.location else ""
+        lines.append(f"[{s.number}] {s.title}{where} — {s.url}{when}{extra}{mark}")
     return "\n".join(lines) + "\n"
 
 

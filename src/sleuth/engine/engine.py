@@ -167,7 +167,13 @@ class Engine:
         outcome = WriteOutcome("", "llm", int((time.monotonic() - started) * 1000))
         finished = finish_answer("", sources, replace(request, verify_cites=False))
         everything = tuple(
-            Citation(s.number, s.url, s.title, clip(s.passages[0].text, 300) if s.passages else "")
+            Citation(
+                s.number,
+                s.url,
+                s.title,
+                clip(s.passages[0].text, 300) if s.passages else "",
+                s.location,
+            )
             for s in sources
         )
         return Drafted(
