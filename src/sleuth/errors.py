@@ -44,10 +44,11 @@ class UnreadableFile(UsageError):
 
     code = "UNREADABLE_FILE"
 
-    def __init__(self, reason: str, path: str = "") -> None:
+    def __init__(self, reason: str, path: str = "", *, lasting: bool = True) -> None:
         super().__init__(f"{path}: {reason}" if path else reason)
         self.reason = reason
         self.path = path
+        self.lasting = lasting  # False: installing something may fix it, so try again next time
 
 
 class SearchError(SleuthError):

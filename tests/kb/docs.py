@@ -123,14 +123,20 @@ def make_folder(folder: Path) -> dict[str, Path]:
         "epub": write_epub(folder / "lighthouse.epub"),
     }
     texts = {
-        "csv": ("cities.csv", "City,Population,Country\nTromsø,77000,Norway\nOulu,210000,Finland\n"),
+        "csv": (
+            "cities.csv",
+            "City,Population,Country\nTromsø,77000,Norway\nOulu,210000,Finland\n",
+        ),
         "html": (
             "recipe.html",
             "<!doctype html><html><head><title>Barley soup</title></head><body><nav>Home</nav>"
             "<article><h1>Barley soup</h1><p>Simmer the barley for forty minutes before adding"
             " the leeks, then season with thyme and a little salt.</p></article></body></html>",
         ),
-        "markdown": ("garden.md", "# Garden log\n\nThe tomatoes were planted on the ninth of May.\n"),
+        "markdown": (
+            "garden.md",
+            "# Garden log\n\nThe tomatoes were planted on the ninth of May.\n",
+        ),
         "text": ("bikes.txt", "The bicycle shed holds fourteen bicycles and two cargo bikes.\n"),
     }
     for kind, (name, content) in texts.items():

@@ -123,6 +123,9 @@ class Ingest:
             known = self.store.file_state(self.scope, str(path))
             if known and (known.size, known.mtime) == (stat.st_size, stat.st_mtime):
                 return "unchanged", ""
+            bad = self.store.skipped_state(self.scope, str(path))
+            if bad and (bad[0].size, bad[0].mtime) == (stat.st_size, stat.st_mtime):
+                return "skipped", bad[1]
             if stat.st_size > self.max_bytes:
                 raise UnreadableFile(f"larger than {self.max_bytes // 1_000_000} MB")
             data = path.read_bytes()
@@ -137,6 +140,8 @@ class Ingest:
         try:
             self.add_bytes(state, data, path.name)
         except UnreadableFile as exc:
+            if exc.lasting:
+                self.store.mark_skipped(self.scope, state, exc.reason)
             return "skipped", exc.reason
         return ("updated" if known else "added"), ""
 

@@ -85,7 +85,7 @@ def convert_pptx(data: bytes, name: str) -> Document:
         import pptx
     except ImportError:
         raise UnreadableFile(
-            "PPTX needs the optional converter: pip install 'sleuth[pptx]'"
+            "PPTX needs the optional converter: pip install 'sleuth[pptx]'", lasting=False
         ) from None
     _open_zip(data, "pptx")
     try:

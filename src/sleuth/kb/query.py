@@ -34,7 +34,8 @@ class KbHit:
 
 
 def file_url(path: str, anchor: str = "") -> str:
-    url = Path(path).as_uri()
+    """`file://` URL of a document; uploads (no file on disk) sit under a virtual `/upload/`."""
+    url = Path(path).as_uri() if Path(path).is_absolute() else "file:///" + quote(path)
     return f"{url}#{quote(anchor, safe='=&-')}" if anchor else url
 
 

@@ -72,7 +72,7 @@ def _v1(conn: sqlite3.Connection) -> None:
         CREATE VIRTUAL TABLE kb_fts USING fts5(
             title, body, tokenize='porter unicode61 remove_diacritics 2'
         );
-        """
+        """,
     )
 
 
@@ -83,7 +83,15 @@ def _script(conn: sqlite3.Connection, sql: str) -> None:
             conn.execute(statement)
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1,)
+def _v2(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "CREATE TABLE kb_skipped (owner TEXT NOT NULL, kb TEXT NOT NULL, path TEXT NOT NULL,"
+        " size INTEGER NOT NULL, mtime REAL NOT NULL, sha256 TEXT NOT NULL,"
+        " reason TEXT NOT NULL, PRIMARY KEY (owner, kb, path))"
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
 
 
 def now_iso() -> str:
@@ -140,6 +148,25 @@ class SqliteKnowledgeStore:
             return None
         size, mtime, sha = rows[0]
         return FileState(path, int(size), float(mtime), str(sha))
+
+    def skipped_state(self, scope: Scope, path: str) -> tuple[FileState, str] | None:
+        rows = self._rows(
+            "SELECT size, mtime, sha256, reason FROM kb_skipped WHERE owner=? AND kb=? AND path=?",
+            (scope.owner, scope.name, path),
+        )
+        if not rows:
+            return None
+        size, mtime, sha, reason = rows[0]
+        return FileState(path, size, mtime, sha), reason
+
+    def mark_skipped(self, scope: Scope, state: FileState, reason: str) -> None:
+        with self._tx() as conn:
+            _delete(conn, scope, [state.path])
+            conn.execute(
+                "INSERT OR REPLACE INTO kb_skipped VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (scope.owner, scope.name, state.path, state.size, state.mtime, state.sha256,
+                 reason),
+            )  # fmt: skip
 
     def touch(self, scope: Scope, state: FileState) -> None:
         with self._tx() as conn:
@@ -261,6 +288,10 @@ class SqliteKnowledgeStore:
 def _delete(conn: sqlite3.Connection, scope: Scope, paths: Sequence[str]) -> int:
     removed = 0
     for path in paths:
+        conn.execute(
+            "DELETE FROM kb_skipped WHERE owner=? AND kb=? AND path=?",
+            (scope.owner, scope.name, path),
+        )
         row = conn.execute(
             "SELECT id FROM kb_documents WHERE owner=? AND kb=? AND path=?",
             (scope.owner, scope.name, path),

@@ -96,6 +96,13 @@ class SectionRecord:
 class KnowledgeStore(Protocol):
     def file_state(self, scope: Scope, path: str) -> FileState | None: ...
 
+    def skipped_state(self, scope: Scope, path: str) -> tuple[FileState, str] | None:
+        """The state and reason of a file skipped before, so an unchanged bad file is not
+        converted again on every `kb add`."""
+        ...
+
+    def mark_skipped(self, scope: Scope, state: FileState, reason: str) -> None: ...
+
     def touch(self, scope: Scope, state: FileState) -> None:
         """Record a new mtime for a file whose content (hash) did not change."""
         ...
