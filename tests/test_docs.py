@@ -24,13 +24,14 @@ def test_every_command_has_an_example_in_its_help() -> None:
 
 
 # Never read from the environment: a stray variable must not hide sessions from a listing
-# (config/env tags label new runs only) nor delete any.
+# (config/env tags label new runs only) nor delete any (sessions, or a whole knowledge base).
 NO_ENV_TWIN = {
     ("sleuth sessions ls", "--tag"),
     ("sleuth stats", "--tag"),
     ("sleuth sessions prune", "--older-than"),
     ("sleuth sessions prune", "--keep"),
     ("sleuth sessions prune", "--dry-run"),
+    ("sleuth kb rm", "--all"),
 }
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,10 +110,10 @@ class Connections:
 
 
 @pytest.fixture
-def connections(monkeypatch: pytest.MonkeyPatch) -> Iterator[Connections]:
+def connections(monkeypatch: pytest.MonkeyPatch) -> Connections:
     watcher = Connections()
     watcher.install(monkeypatch)
-    yield watcher
+    return watcher
 
 
 def test_search_kb_opens_no_network_connection(

@@ -24,6 +24,10 @@ KB_OPTION = option(
 JSON_OPTION = option("--json", "as_json", is_flag=True, envvar="SLEUTH_JSON", help="Print JSON.")
 
 
+def _examples(*lines: str) -> str:
+    return "\b\nExamples:\n" + "".join(f"  {line}\n" for line in lines)
+
+
 def _open(name: str, hybrid: bool = False) -> Any:
     from ..kb import KnowledgeBase, open_store
 
@@ -50,7 +54,12 @@ def kb() -> None:
     """
 
 
-@kb.command("add")
+@kb.command(
+    "add",
+    epilog=_examples(
+        "sleuth kb add ~/reports --recursive", "sleuth kb add notes/ --kb work --glob '*.md'"
+    ),
+)
 @click.argument("paths", nargs=-1, required=True)
 @KB_OPTION
 @option("--recursive", "-r", is_flag=True, help="Descend into sub-folders.")
@@ -94,7 +103,7 @@ class _Progress:
         click.echo("\r\x1b[2K", err=True, nl=False)
 
 
-@kb.command("ls")
+@kb.command("ls", epilog=_examples("sleuth kb ls", "sleuth kb ls --kb work --json"))
 @option("--kb", "name", default=None, metavar="NAME", help="List this knowledge base's files.")
 @JSON_OPTION
 def ls(name: str | None, as_json: bool) -> None:
@@ -118,10 +127,17 @@ def ls(name: str | None, as_json: bool) -> None:
         click.echo(f"{d.path}  · {d.kind} · {d.sections} sections · {d.title}")
 
 
-@kb.command("rm")
+@kb.command(
+    "rm",
+    epilog=_examples(
+        "sleuth kb rm ~/reports/old.pdf",
+        "sleuth kb rm ~/reports/2023/",
+        "sleuth kb rm --all --kb scratch",
+    ),
+)
 @click.argument("paths", nargs=-1)
 @KB_OPTION
-@option("--all", "everything", is_flag=True, help="Remove the whole knowledge base.")
+@click.option("--all", "everything", is_flag=True, help="Remove the whole knowledge base.")
 def rm(paths: tuple[str, ...], name: str, everything: bool) -> None:
     """Remove documents (a file, or every file under a folder) or, with --all, everything.
     Nothing is removed if any PATH is not in the knowledge base."""
@@ -135,7 +151,12 @@ def rm(paths: tuple[str, ...], name: str, everything: bool) -> None:
     click.echo(f"removed {len(removed)} documents from {name}")
 
 
-@kb.command("search")
+@kb.command(
+    "search",
+    epilog=_examples(
+        'sleuth kb search "refund window"', 'sleuth kb search "Q3 revenue" --kb work --json'
+    ),
+)
 @click.argument("query", nargs=-1, required=True)
 @KB_OPTION
 @option("--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="Hits.")
@@ -163,7 +184,7 @@ def _snippet(text: str) -> str:
     return " ".join(text[:400].split())[:200]
 
 
-@kb.command("stats")
+@kb.command("stats", epilog=_examples("sleuth kb stats", "sleuth kb stats --kb work --json"))
 @KB_OPTION
 @JSON_OPTION
 def stats(name: str, as_json: bool) -> None:
@@ -179,13 +200,13 @@ def stats(name: str, as_json: bool) -> None:
     )
 
 
-@kb.command("watch")
+@kb.command("watch", epilog=_examples("sleuth kb watch ~/notes --recursive --interval 5s"))
 @click.argument("paths", nargs=-1, required=True)
 @KB_OPTION
 @option("--recursive", "-r", is_flag=True, help="Descend into sub-folders.")
 @option("--glob", default=None, metavar="PATTERN", help="Only files whose name matches.")
 @option("--interval", type=Duration(), default=2.0, show_default=True, help="Between scans.")
-@click.option("--scans", type=click.IntRange(1), default=None, hidden=True)
+@option("--scans", type=click.IntRange(1), default=None, hidden=True)
 def watch(
     paths: tuple[str, ...],
     name: str,
