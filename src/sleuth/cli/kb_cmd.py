@@ -16,12 +16,30 @@ from typing import Any
 import click
 
 from ..errors import UsageError
-from .options import Duration, option
+from .options import option, table_option
 
-KB_OPTION = option(
-    "--kb", "name", default="default", show_default=True, metavar="NAME", help="Knowledge base."
-)
-JSON_OPTION = option("--json", "as_json", is_flag=True, envvar="SLEUTH_JSON", help="Print JSON.")
+KB_OPTION = table_option("kb", "name")
+JSON_OPTION = table_option("json", "as_json")
+
+
+class _Seconds(click.ParamType):  # type: ignore[type-arg]
+    """`5s`, `500ms`, `1min`: the durations every other flag takes."""
+
+    name = "duration"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        from ..settings.values import parse_duration
+
+        try:
+            return (
+                float(value)
+                if isinstance(value, float)
+                else parse_duration(str(value), "interval", lambda m: None)
+            )
+        except UsageError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 def _examples(*lines: str) -> str:
@@ -104,7 +122,7 @@ class _Progress:
 
 
 @kb.command("ls", epilog=_examples("sleuth kb ls", "sleuth kb ls --kb work --json"))
-@option("--kb", "name", default=None, metavar="NAME", help="List this knowledge base's files.")
+@table_option("kb", "name", default=None, show_default=False, help="List this one's files.")
 @JSON_OPTION
 def ls(name: str | None, as_json: bool) -> None:
     """List knowledge bases, or with --kb the documents of one."""
@@ -137,7 +155,7 @@ def ls(name: str | None, as_json: bool) -> None:
 )
 @click.argument("paths", nargs=-1)
 @KB_OPTION
-@click.option("--all", "everything", is_flag=True, help="Remove the whole knowledge base.")
+@option("--all", "everything", is_flag=True, help="Remove the whole knowledge base.")
 def rm(paths: tuple[str, ...], name: str, everything: bool) -> None:
     """Remove documents (a file, or every file under a folder) or, with --all, everything.
     Nothing is removed if any PATH is not in the knowledge base."""
@@ -160,7 +178,7 @@ def rm(paths: tuple[str, ...], name: str, everything: bool) -> None:
 @click.argument("query", nargs=-1, required=True)
 @KB_OPTION
 @option("--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="Hits.")
-@option("--hybrid", is_flag=True, help="Fuse BM25 with local embeddings (sleuth[embed]).")
+@table_option("kb_hybrid", "hybrid")
 @JSON_OPTION
 def search(query: tuple[str, ...], name: str, limit: int, hybrid: bool, as_json: bool) -> None:
     """Show the sections of your documents that best match QUERY."""
@@ -205,7 +223,7 @@ def stats(name: str, as_json: bool) -> None:
 @KB_OPTION
 @option("--recursive", "-r", is_flag=True, help="Descend into sub-folders.")
 @option("--glob", default=None, metavar="PATTERN", help="Only files whose name matches.")
-@option("--interval", type=Duration(), default=2.0, show_default=True, help="Between scans.")
+@option("--interval", type=_Seconds(), default="2s", show_default=True, help="Between scans.")
 @option("--scans", type=click.IntRange(1), default=None, hidden=True)
 def watch(
     paths: tuple[str, ...],

@@ -44,8 +44,8 @@ def _extract(data: bytes, max_pages: int) -> PdfPages:
         document = pypdfium2.PdfDocument(data)
     except pypdfium2.PdfiumError as exc:
         if "password" in str(exc).lower():
-            raise FetchError("encrypted pdf (needs a password)") from exc
-        raise FetchError(f"unreadable pdf: {exc}") from exc
+            raise FetchError("encrypted pdf (needs a password)", cause="unsupported") from exc
+        raise FetchError(f"unreadable pdf: {exc}", cause="unsupported") from exc
     try:
         metadata = document.get_metadata_dict(skip_empty=True)
         count = len(document)

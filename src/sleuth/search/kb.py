@@ -3,7 +3,7 @@
 Hits are sections of your documents (a PDF page, a slide, rows of a sheet) returned already
 read, with `file://` URLs and their location, so the engine never fetches them, cites them with
 the lowest numbers and exempts them from the per-site cap, as it does for `--include` files.
-`SLEUTH_KB_HYBRID=1` fuses BM25 with local embeddings (needs `sleuth[embed]`).
+The `kb_hybrid` setting fuses BM25 with local embeddings (needs `sleuth[embed]`).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def hit_result(hit: KbHit, rank: int, backend: str) -> SearchResult:
 
 
 def embedder_for(settings: BackendSettings) -> Embedder | None:
-    if settings.env.get("SLEUTH_KB_HYBRID", "").lower() not in ("1", "true", "yes", "on"):
+    if not settings.extra.get("kb_hybrid", False):
         return None
     from ..kb.embed import E5Embedder
 
@@ -71,7 +71,7 @@ def embedder_for(settings: BackendSettings) -> Embedder | None:
 
 
 def build(settings: BackendSettings, regs: Registries) -> SearchBackend:
-    name = settings.option or settings.env.get("SLEUTH_KB") or DEFAULT_KB
+    name = settings.option or str(settings.extra.get("kb") or DEFAULT_KB)
     kb = KnowledgeBase(open_store(settings.env), name, embedder=embedder_for(settings))
     if kb.stats().documents == 0:
         kb.store.close()

@@ -26,6 +26,8 @@ class Settings:
     search_fallback: str | None = None  # None: wikipedia, or news,wikipedia when since is set
     since_set: bool = False
     include: tuple[str, ...] = ()
+    kb: str = "default"  # the knowledge base `--search=kb` uses
+    kb_hybrid: bool = False  # BM25 only: hybrid did not win on the bench (bench/results)
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
@@ -49,3 +51,10 @@ class Settings:
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Defaults plus what only the environment sets (see `table.ENV_ONLY`)."""
+        env = dict(os.environ if env is None else env)
+        private = env.get("SLEUTH_ALLOW_PRIVATE_NETWORK", "").strip().lower() in ("1", "true")
+        return cls(allow_private_network=private, env=env)
