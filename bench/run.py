@@ -40,6 +40,9 @@ from .compare import (
     run_stats_table,
 )
 from .goals import goals
+from .kb import kb_section
+from .kb import markdown as kb_markdown
+from .kb import to_json as kb_json
 from .render import LatencyRow, goals_section, quality_table, speed_section
 from .speed import cli_runs, extraction_throughput
 from .web import OfflineWeb
@@ -91,6 +94,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--latency-questions", type=int, default=20)
     ap.add_argument("--cli-questions", type=int, default=5)
     ap.add_argument("--throughput-pages", type=int, default=300)
+    ap.add_argument(
+        "--kb",
+        choices=("bm25", "hybrid", "off"),
+        default="bm25",
+        help="knowledge-base section (bench/kb.py): ingest, latency and BM25 recall (default); "
+        "hybrid also embeds a pooled sub-corpus (slow: tens of minutes); off skips it",
+    )
     return ap.parse_args(argv)
 
 
@@ -160,6 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         for web in webs:
             web.stop()
+    if args.kb != "off":
+        log(f"knowledge base section ({args.kb})")
+        speed["kb"] = kb_section(args.shared, seed=args.seed, hybrid=args.kb == "hybrid")
     report = Report(args, arms, questions, scores, speed, time.monotonic() - started)
     md_path = report.write(args.out)
     print(report.markdown())
@@ -236,6 +249,8 @@ class Report:
         parts.append(
             "## Speed\n\n" + speed_section(self.speed["throughput"], self.speed["latency"])
         )
+        if "kb" in self.speed:
+            parts.append(kb_markdown(self.speed["kb"]))
         parts.append("## Goals (issue 3, no LLM)\n\n" + goals_section(goals(self)))
         return "\n".join(parts)
 
@@ -302,6 +317,7 @@ class Report:
                 }
                 for r in self.speed["latency"]
             ],
+            "kb": kb_json(self.speed["kb"]) if "kb" in self.speed else None,
         }
 
 

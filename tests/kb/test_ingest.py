@@ -136,3 +136,13 @@ def test_upload_type_comes_from_content(tmp_path: Path, store: SqliteKnowledgeSt
     assert doc.kind == "docx"
     assert [d.path for d in kb.documents()] == ["upload/blob"]
     assert kb.search("Quasar", 1)[0].url == "file:///upload/blob#table=1&rows=2-3"
+
+
+def test_progress_reports_every_file(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+    make_folder(tmp_path / "docs")
+    make_bad_files(tmp_path / "docs")
+    steps = []
+    KnowledgeBase(store).add([str(tmp_path / "docs")], progress=steps.append)
+    assert [s.done for s in steps] == list(range(1, 14)) and {s.total for s in steps} == {13}
+    skipped = {Path(s.path).name: s.reason for s in steps if s.outcome == "skipped"}
+    assert skipped["locked.pdf"] == "encrypted pdf (needs a password)"
