@@ -146,3 +146,20 @@ def test_progress_reports_every_file(tmp_path: Path, store: SqliteKnowledgeStore
     assert [s.done for s in steps] == list(range(1, 14)) and {s.total for s in steps} == {13}
     skipped = {Path(s.path).name: s.reason for s in steps if s.outcome == "skipped"}
     assert skipped["locked.pdf"] == "encrypted pdf (needs a password)"
+
+
+def test_unsupported_files_in_a_folder_are_reported(
+    tmp_path: Path, store: SqliteKnowledgeStore
+) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 not text")
+    (folder / "note.md").write_text("# Note\n\nA short note about herons.\n")
+    counter = CountingConverter()
+    report = KnowledgeBase(store).add([str(folder)], converter=counter)
+    assert counter.names == ["note.md"]  # the photo is never read
+    assert report.skipped == [
+        (str((folder / "photo.jpg").resolve()), "unsupported file type (.jpg)")
+    ]
+    named = KnowledgeBase(store).add([str(folder / "photo.jpg")])  # named: content decides
+    assert named.skipped[0][1] == "unsupported file type (binary content)"

@@ -81,7 +81,11 @@ class KnowledgeBase:
         converter: Converter = convert,
     ) -> AddReport:
         """Index files and folders; unchanged files are not read again, bad ones are skipped."""
-        return self.ingest(converter).add_files(find_files(paths, walk), progress)
+        files, unsupported = find_files(paths, walk)
+        report = self.ingest(converter).add_files(files, progress)
+        report.skipped += [(str(p), f"unsupported file type ({p.suffix or 'no extension'})")
+                           for p in unsupported]  # fmt: skip
+        return report
 
     def sync(self, paths: Iterable[str], walk: Walk = FLAT) -> tuple[AddReport, list[str]]:
         """Index what changed under `paths` and forget files that are gone (`kb watch`)."""

@@ -38,6 +38,8 @@ SUFFIXES: dict[str, str] = {
     ".txt": "text",
     ".epub": "epub",
 }
+# Images, audio and archives that might hold no NUL byte in their first kilobyte.
+_BINARY_MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8", b"ID3", b"\x1f\x8b", b"7z\xbc\xaf", b"Rar!")
 TEXT_KINDS = frozenset({"csv", "html", "markdown", "text"})  # one family: content cannot tell
 PDF_MAX_PAGES = 2000
 TEXT_SECTION_CHARS = 12_000  # long plain text is cited by line range, not as one blob
@@ -59,7 +61,9 @@ def sniff(data: bytes) -> str:
         return "pdf"
     if head.startswith(b"PK\x03\x04"):
         return _zip_kind(data)
-    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if head.startswith(_BINARY_MAGIC) or (
+        b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff"))
+    ):
         return "binary"
     lowered = head.lstrip().lower()
     if lowered.startswith((b"<!doctype html", b"<html")):

@@ -68,17 +68,26 @@ class Walk:
     glob: str | None = None  # e.g. "*.pdf"; applies to files found in directories
 
 
-def find_files(paths: Iterable[str], walk: Walk | None = None) -> list[Path]:
-    """Files named or found under the paths (supported extensions only inside directories);
-    a path that does not exist is a usage error, before anything is indexed."""
+def find_files(paths: Iterable[str], walk: Walk | None = None) -> tuple[list[Path], list[Path]]:
+    """(files to add, files of an unsupported type found in folders). Files named outright are
+    always added (their content decides the type); a path that does not exist is a usage error,
+    raised before anything is indexed."""
     walk = walk or Walk()
     found: list[Path] = []
+    unsupported: list[Path] = []
     for raw in paths:
         path = Path(raw).expanduser()
         if not path.exists():
             raise UsageError(f"no such file or directory: {raw}")
-        found.extend(_in_directory(path, walk) if path.is_dir() else [path])
-    return list(dict.fromkeys(p.resolve() for p in found))
+        if not path.is_dir():
+            found.append(path)
+            continue
+        for p in _in_directory(path, walk):
+            (
+                found if walk.glob is not None or p.suffix.lower() in SUFFIXES else unsupported
+            ).append(p)
+    unique = list(dict.fromkeys(p.resolve() for p in found))
+    return unique, list(dict.fromkeys(p.resolve() for p in unsupported))
 
 
 def _in_directory(folder: Path, walk: Walk) -> Iterator[Path]:
@@ -86,9 +95,7 @@ def _in_directory(folder: Path, walk: Walk) -> Iterator[Path]:
     for p in sorted(entries):
         if not p.is_file() or p.name.startswith("."):
             continue
-        if walk.glob is not None and not fnmatch.fnmatch(p.name, walk.glob):
-            continue
-        if walk.glob is not None or p.suffix.lower() in SUFFIXES:
+        if walk.glob is None or fnmatch.fnmatch(p.name, walk.glob):
             yield p
 
 

@@ -42,8 +42,8 @@ class LocalSearch:
 
 
 def check_types(paths: tuple[str, ...]) -> None:
-    for path in find_files(paths):
-        if path.suffix.lower() not in SUFFIXES and not path.is_dir():
+    for path in find_files(paths)[0]:
+        if path.suffix.lower() not in SUFFIXES:
             raise UsageError(
                 f"--include: unsupported file type {path.suffix or '(none)'}: {path} "
                 f"(use {_SUPPORTED})"
