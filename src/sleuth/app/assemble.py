@@ -17,7 +17,7 @@ from typing import Any
 from ..engine import Engine, Parts, Stages
 from ..errors import UsageError
 from ..fetch.browser import BrowserSettings, reading_fetcher
-from ..fetch.cache import CachedFetcher, SqlitePageCache
+from ..fetch.cache import CachedFetcher, SqlitePageCache, default_cache_path
 from ..fetch.extract import warm_up as warm_extraction
 from ..fetch.http import FetchSettings, HttpFetcher
 from ..llm.clients import ClientPool
@@ -30,6 +30,7 @@ from ..registry import BackendSettings, registries
 from ..search.spec import build_search, parse_spec
 from ..settings import Settings as Settings
 from ..settings import sleuth_home as sleuth_home
+from ..think.clarify import ModelClarifier
 from ..think.hops import HeuristicHopper, ModelHopper
 from ..think.plan import ModelCritic, ModelPlanner
 from ..think.structured import Structurer
@@ -63,7 +64,7 @@ class Resources:
 
     def page_cache(self, ttl_s: float) -> SqlitePageCache:
         if self._cache is None or self._cache.ttl_s != ttl_s:
-            self._cache = SqlitePageCache(self.home / "cache.db", ttl_s=ttl_s)
+            self._cache = SqlitePageCache(default_cache_path(self.home), ttl_s=ttl_s)
         return self._cache
 
     async def aclose(self) -> None:
@@ -158,6 +159,7 @@ def build_stages(settings: Settings, models: Models | None) -> Stages:
     return Stages(
         planner=ModelPlanner(models.plan),
         critic=ModelCritic(models.critic),
+        clarifier=ModelClarifier(models.plan),
         hopper=ModelHopper(models.plan),
         structurer=Structurer(models.synth, settings.context_tokens),
     )
@@ -190,7 +192,8 @@ def build_fetcher(settings: Settings, resources: Resources | None = None) -> Fet
     if settings.no_cache:
         return fetcher
     if resources is None:
-        cache = SqlitePageCache(sleuth_home(settings.env) / "cache.db", ttl_s=settings.cache_ttl_s)
+        path = default_cache_path(sleuth_home(settings.env))
+        cache = SqlitePageCache(path, ttl_s=settings.cache_ttl_s)
     else:
         cache = resources.page_cache(settings.cache_ttl_s)
     return CachedFetcher(fetcher, cache, refresh=settings.refresh_cache)

@@ -34,6 +34,8 @@ SNIPPET_CHARS = 300
 class KbSearch:
     """A search backend over one knowledge base."""
 
+    private = True  # nothing leaves the machine: queries may carry private words
+
     def __init__(self, kb: KnowledgeBase, name: str = "kb") -> None:
         self.kb = kb
         self.name = name

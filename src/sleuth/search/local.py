@@ -30,6 +30,7 @@ class LocalSearch:
     backend: KbSearch
     skipped: list[tuple[str, str]] = field(default_factory=list)
     name: str = "local"
+    private: bool = True  # nothing leaves the machine: queries may carry private words
 
     async def search(self, query: SearchQuery) -> list[SearchResult]:
         while self.skipped:
