@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -242,6 +243,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"- ingest: {ing.pages} pages in {ing.seconds:.1f} s = **{ing.pages_per_s:.0f} pages/s** "
         f"({ing.chars / ing.seconds / 1e6:.2f} M characters/s); adding the folder again: "
         f"{ing.readd_unchanged} unchanged, nothing extracted, {ing.readd_seconds:.1f} s",
+        f"- machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
+        f"{os.getloadavg()[0]:.1f} when the section ended (other work shares the cores)",
         f"- query latency (top {K}, {len(bm25.latency_ms)} dev questions): p50 "
         f"**{ms(bm25.latency_ms, 50)}**, p90 {ms(bm25.latency_ms, 90)}",
         "",

@@ -34,7 +34,7 @@ class Settings:
     since_set: bool = False
     include: tuple[str, ...] = ()
     kb: str = "default"  # the knowledge base `--search=kb` uses
-    kb_hybrid: bool = False  # BM25 only: hybrid did not win on the bench (bench/results)
+    kb_hybrid: bool = False  # BM25 only: hybrid's gain on the bench was within noise
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
