@@ -107,7 +107,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=("bm25", "hybrid", "off"),
         default="bm25",
         help="knowledge-base section (bench/kb.py): ingest, latency and BM25 recall (default); "
-        "hybrid also embeds a pooled sub-corpus (slow: tens of minutes); off skips it",
+        "hybrid also embeds a pooled sub-corpus (slow: 65 min on 2 loaded cores); off skips it",
     )
     return ap.parse_args(argv)
 
