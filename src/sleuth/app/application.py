@@ -123,6 +123,7 @@ class Sleuth:
             rounds=trace.rounds,
             tags=saving.tags,
             parent_id=saving.parent_id,
+            org=saving.org,
         )
         self.sessions.save(record)
         return record.result

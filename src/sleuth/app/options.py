@@ -32,6 +32,7 @@ class Saving:
     tags: tuple[str, ...] = ()
     parent_id: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    org: str | None = None  # the organization a service run belongs to
 
 
 @dataclass(frozen=True, slots=True)

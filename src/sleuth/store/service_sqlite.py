@@ -1,0 +1,414 @@
+"""`ServiceStore` in one SQLite file under SLEUTH_HOME (`service.db`), beside `sessions.db`.
+
+Every decision two requests could race on is one `BEGIN IMMEDIATE` transaction: SQLite lets
+one writer in at a time across threads and processes (`sleuth serve --workers N` shares the
+file), so reading a count and writing a row inside it is atomic. Calls run in a worker thread
+so the event loop never waits on the disk. WAL with `synchronous=NORMAL`: a crash of the
+process loses nothing committed; a power cut may lose the last few commits, never consistency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import secrets
+import sqlite3
+from collections.abc import Callable, Coroutine, Iterator, Mapping
+from contextlib import closing, contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from .migrate import enable_wal, migrate
+from .service import (
+    Admission,
+    Admitted,
+    ApiKey,
+    Idempotency,
+    Org,
+    Refused,
+    Spent,
+    UsageDay,
+    UsageReport,
+    check_scopes,
+    hash_secret,
+    new_secret,
+)
+from .sessions import SessionStore
+
+P = ParamSpec("P")
+T = TypeVar("T")
+DAY_S = 86400.0
+
+
+def _v1(conn: sqlite3.Connection) -> None:
+    for sql in (
+        """CREATE TABLE orgs (name TEXT PRIMARY KEY, plan TEXT NOT NULL, created_at TEXT NOT NULL,
+            quota_searches INTEGER, quota_pages INTEGER)""",
+        """CREATE TABLE api_keys (id TEXT PRIMARY KEY, org TEXT NOT NULL REFERENCES orgs(name),
+            hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL, created_at TEXT NOT NULL,
+            revoked_at TEXT)""",
+        """CREATE TABLE usage_days (org TEXT NOT NULL, day TEXT NOT NULL,
+            searches INTEGER NOT NULL DEFAULT 0, pages_read INTEGER NOT NULL DEFAULT 0,
+            runs INTEGER NOT NULL DEFAULT 0, cached INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (org, day))""",
+        """CREATE TABLE reservations (id TEXT PRIMARY KEY, org TEXT NOT NULL,
+            expires_at REAL NOT NULL)""",
+        "CREATE INDEX reservations_org ON reservations(org)",
+        """CREATE TABLE rate_windows (org TEXT NOT NULL, minute INTEGER NOT NULL,
+            hits INTEGER NOT NULL, PRIMARY KEY (org, minute))""",
+        """CREATE TABLE idempotency (org TEXT NOT NULL, key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL, done INTEGER NOT NULL, status INTEGER NOT NULL,
+            body BLOB, expires_at REAL NOT NULL, PRIMARY KEY (org, key))""",
+        """CREATE TABLE result_cache (org TEXT NOT NULL, fingerprint TEXT NOT NULL,
+            body BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (org, fingerprint))""",
+        """CREATE TABLE flights (org TEXT NOT NULL, fingerprint TEXT NOT NULL, owner TEXT NOT NULL,
+            expires_at REAL NOT NULL, PRIMARY KEY (org, fingerprint))""",
+    ):
+        conn.execute(sql)
+
+
+MIGRATIONS = (_v1,)
+
+
+def threaded(fn: Callable[P, T]) -> Callable[P, Coroutine[Any, Any, T]]:
+    """Run a blocking store call in a worker thread."""
+
+    @functools.wraps(fn)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+
+    return call
+
+
+def _moment(now: float) -> datetime:
+    return datetime.fromtimestamp(now, UTC)
+
+
+def _iso(now: float) -> str:
+    return _moment(now).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _day(now: float) -> str:
+    return _moment(now).strftime("%Y-%m-%d")
+
+
+class SqliteServiceStore:
+    def __init__(self, home: Path, sessions: SessionStore | None = None) -> None:
+        home.mkdir(parents=True, exist_ok=True)
+        self.path = home / "service.db"
+        self._sessions = sessions or SessionStore(home / "sessions.db")
+        with closing(self._open()) as conn:
+            enable_wal(conn)
+            migrate(conn, MIGRATIONS)
+
+    @property
+    def sessions(self) -> SessionStore:
+        return self._sessions
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with closing(self._open()) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _read(self) -> closing[sqlite3.Connection]:
+        return closing(self._open())
+
+    async def aclose(self) -> None:
+        return None
+
+    @threaded
+    def ping(self) -> None:
+        with self._read() as conn:
+            conn.execute("SELECT count(*) FROM orgs").fetchone()
+
+    # -- organizations and keys ----------------------------------------------------------------
+
+    @threaded
+    def create_key(
+        self, org: str, scopes: tuple[str, ...], *, now: float, quotas: Mapping[str, int | None]
+    ) -> tuple[ApiKey, str]:
+        scopes = check_scopes(scopes)
+        key_id, secret = new_secret()
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO orgs (name, plan, created_at) VALUES (?, 'self-hosted', ?)",
+                (org, _iso(now)),
+            )
+            for meter, column in (("searches", "quota_searches"), ("pages", "quota_pages")):
+                if quotas.get(meter) is not None:
+                    conn.execute(
+                        f"UPDATE orgs SET {column} = ? WHERE name = ?", (quotas[meter], org)
+                    )
+            conn.execute(
+                "INSERT INTO api_keys (id, org, hash, scopes, created_at) VALUES (?, ?, ?, ?, ?)",
+                (key_id, org, hash_secret(secret), json.dumps(list(scopes)), _iso(now)),
+            )
+        return ApiKey(key_id, org, scopes, _iso(now)), secret
+
+    @threaded
+    def key_for(self, secret: str) -> ApiKey | None:
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT id, org, scopes, created_at, revoked_at FROM api_keys"
+                " WHERE hash = ? AND revoked_at IS NULL",
+                (hash_secret(secret),),
+            ).fetchone()
+        return _key(row) if row else None
+
+    @threaded
+    def keys(self, org: str | None = None) -> list[ApiKey]:
+        sql = "SELECT id, org, scopes, created_at, revoked_at FROM api_keys"
+        args: tuple[str, ...] = ()
+        if org is not None:
+            sql, args = sql + " WHERE org = ?", (org,)
+        with self._read() as conn:
+            rows = conn.execute(sql + " ORDER BY org, created_at, id", args).fetchall()
+        return [_key(r) for r in rows]
+
+    @threaded
+    def revoke_key(self, key_id: str, *, now: float) -> ApiKey | None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (_iso(now), key_id),
+            )
+            row = conn.execute(
+                "SELECT id, org, scopes, created_at, revoked_at FROM api_keys WHERE id = ?",
+                (key_id,),
+            ).fetchone()
+        return _key(row) if row else None
+
+    @threaded
+    def has_keys(self) -> bool:
+        with self._read() as conn:
+            row = conn.execute("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1")
+            return row.fetchone() is not None
+
+    @threaded
+    def org(self, name: str) -> Org | None:
+        with self._read() as conn:
+            return _org(conn, name)
+
+    # -- quotas, concurrency and usage ------------------------------------------------------------
+
+    @threaded
+    def admit(self, org: str, *, now: float, lease_s: float, max_running: int | None) -> Admission:
+        with self._tx() as conn:
+            conn.execute("DELETE FROM reservations WHERE expires_at <= ?", (now,))
+            (running,) = conn.execute(
+                "SELECT count(*) FROM reservations WHERE org = ?", (org,)
+            ).fetchone()
+            if max_running is not None and running >= max_running:
+                return Refused("busy", retry_after=1.0)
+            refused = _over_quota(conn, _org(conn, org), running, now)
+            if refused is not None:
+                return refused
+            reservation = secrets.token_hex(8)
+            conn.execute(
+                "INSERT INTO reservations VALUES (?, ?, ?)", (reservation, org, now + lease_s)
+            )
+        return Admitted(reservation)
+
+    @threaded
+    def settle(self, org: str, reservation: str, spent: Spent, *, now: float) -> None:
+        with self._tx() as conn:
+            conn.execute("DELETE FROM reservations WHERE id = ?", (reservation,))
+            conn.execute(
+                "INSERT INTO usage_days (org, day, searches, pages_read, runs)"
+                " VALUES (?, ?, ?, ?, 1)"
+                " ON CONFLICT (org, day) DO UPDATE SET searches = searches + excluded.searches,"
+                " pages_read = pages_read + excluded.pages_read, runs = runs + 1",
+                (org, _day(now), spent.searches, spent.pages_read),
+            )
+
+    @threaded
+    def release(self, reservation: str) -> None:
+        with self._tx() as conn:
+            conn.execute("DELETE FROM reservations WHERE id = ?", (reservation,))
+
+    @threaded
+    def count_cached(self, org: str, *, now: float) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO usage_days (org, day, cached) VALUES (?, ?, 1)"
+                " ON CONFLICT (org, day) DO UPDATE SET cached = cached + 1",
+                (org, _day(now)),
+            )
+
+    @threaded
+    def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport:
+        first = (_moment(now) - timedelta(days=days - 1)).strftime("%Y-%m-%d")
+        with self._read() as conn:
+            found = _org(conn, org) or Org(org)
+            searches, pages = _month_used(conn, org, now)
+            rows = conn.execute(
+                "SELECT day, searches, pages_read, runs, cached FROM usage_days"
+                " WHERE org = ? AND day >= ? ORDER BY day",
+                (org, first),
+            ).fetchall()
+        return UsageReport(
+            org,
+            _moment(now).strftime("%Y-%m"),
+            searches,
+            pages,
+            found.quota_searches,
+            found.quota_pages,
+            tuple(UsageDay(*row) for row in rows),
+        )
+
+    @threaded
+    def hit_rate(self, org: str, *, now: float, per_minute: int) -> float | None:
+        minute = int(now // 60)
+        with self._tx() as conn:
+            conn.execute("DELETE FROM rate_windows WHERE org = ? AND minute < ?", (org, minute))
+            conn.execute(
+                "INSERT INTO rate_windows VALUES (?, ?, 1)"
+                " ON CONFLICT (org, minute) DO UPDATE SET hits = hits + 1",
+                (org, minute),
+            )
+            (hits,) = conn.execute(
+                "SELECT hits FROM rate_windows WHERE org = ? AND minute = ?", (org, minute)
+            ).fetchone()
+        return None if hits <= per_minute else max(1.0, (minute + 1) * 60 - now)
+
+    # -- idempotency --------------------------------------------------------------------------
+
+    @threaded
+    def claim_key(
+        self, org: str, key: str, fingerprint: str, *, now: float, lease_s: float
+    ) -> Idempotency:
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM idempotency WHERE org = ? AND key = ? AND expires_at <= ?",
+                (org, key, now),
+            )
+            row = conn.execute(
+                "SELECT fingerprint, done, status, body FROM idempotency WHERE org = ? AND key = ?",
+                (org, key),
+            ).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO idempotency VALUES (?, ?, ?, 0, 0, NULL, ?)",
+                    (org, key, fingerprint, now + lease_s),
+                )
+                return Idempotency("new")
+        if row[0] != fingerprint:
+            return Idempotency("reused")
+        if not row[1]:
+            return Idempotency("running")
+        return Idempotency("done", int(row[2]), bytes(row[3] or b""))
+
+    @threaded
+    def finish_key(
+        self, org: str, key: str, status: int, body: bytes, *, now: float, ttl_s: float
+    ) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE idempotency SET done = 1, status = ?, body = ?, expires_at = ?"
+                " WHERE org = ? AND key = ?",
+                (status, body, now + ttl_s, org, key),
+            )
+            conn.execute("DELETE FROM idempotency WHERE expires_at <= ?", (now,))
+
+    @threaded
+    def drop_key(self, org: str, key: str) -> None:
+        with self._tx() as conn:
+            conn.execute("DELETE FROM idempotency WHERE org = ? AND key = ?", (org, key))
+
+    # -- the result cache and runs in flight ---------------------------------------------------
+
+    @threaded
+    def cached(self, org: str, fingerprint: str, *, now: float, ttl_s: float) -> bytes | None:
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT body FROM result_cache WHERE org = ? AND fingerprint = ?"
+                " AND created_at > ? AND created_at <= ?",
+                (org, fingerprint, now - ttl_s, now),
+            ).fetchone()
+        return bytes(row[0]) if row else None
+
+    @threaded
+    def cache(self, org: str, fingerprint: str, body: bytes, *, now: float) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO result_cache VALUES (?, ?, ?, ?) ON CONFLICT (org, fingerprint)"
+                " DO UPDATE SET body = excluded.body, created_at = excluded.created_at",
+                (org, fingerprint, body, now),
+            )
+            conn.execute("DELETE FROM result_cache WHERE created_at < ?", (now - DAY_S,))
+
+    @threaded
+    def claim_flight(
+        self, org: str, fingerprint: str, owner: str, *, now: float, lease_s: float
+    ) -> bool:
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT owner, expires_at FROM flights WHERE org = ? AND fingerprint = ?",
+                (org, fingerprint),
+            ).fetchone()
+            if row is not None and row[0] != owner and row[1] > now:
+                return False
+            conn.execute(
+                "INSERT INTO flights VALUES (?, ?, ?, ?) ON CONFLICT (org, fingerprint)"
+                " DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at",
+                (org, fingerprint, owner, now + lease_s),
+            )
+        return True
+
+    @threaded
+    def end_flight(self, org: str, fingerprint: str, owner: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM flights WHERE org = ? AND fingerprint = ? AND owner = ?",
+                (org, fingerprint, owner),
+            )
+
+
+def _key(row: tuple[Any, ...]) -> ApiKey:
+    return ApiKey(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4])
+
+
+def _org(conn: sqlite3.Connection, name: str) -> Org | None:
+    row = conn.execute(
+        "SELECT name, plan, quota_searches, quota_pages FROM orgs WHERE name = ?", (name,)
+    ).fetchone()
+    return Org(*row) if row else None
+
+
+def _month_used(conn: sqlite3.Connection, org: str, now: float) -> tuple[int, int]:
+    month = _moment(now).strftime("%Y-%m")
+    row = conn.execute(
+        "SELECT coalesce(sum(searches), 0), coalesce(sum(pages_read), 0) FROM usage_days"
+        " WHERE org = ? AND substr(day, 1, 7) = ?",
+        (org, month),
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+def _over_quota(
+    conn: sqlite3.Connection, org: Org | None, running: int, now: float
+) -> Refused | None:
+    """A refusal when a meter is used up, counting one unit for each run still going."""
+    if org is None or (org.quota_searches is None and org.quota_pages is None):
+        return None
+    searches, pages = _month_used(conn, org.name, now)
+    for meter, used, limit in (
+        ("searches", searches, org.quota_searches),
+        ("pages_read", pages, org.quota_pages),
+    ):
+        if limit is not None and used + running >= limit:
+            return Refused("quota", meter)
+    return None
