@@ -57,7 +57,9 @@ class Served:
 
 @contextmanager
 def serving(
-    config: ServerConfig | None = None, defaults: Mapping[str, Any] | None = None
+    config: ServerConfig | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    store_type: type[SqliteServiceStore] = SqliteServiceStore,
 ) -> Iterator[Served]:
     """Serve on 127.0.0.1 (a free port) until the block ends."""
     config = config or ServerConfig()
@@ -65,7 +67,7 @@ def serving(
         config = ServerConfig(**{**_fields(config), "defaults": dict(defaults or TESTWEB_DEFAULTS)})
     clock = FakeClock()
     sleuth = Sleuth(Settings.from_env())
-    store = SqliteServiceStore(sleuth.home, sleuth.sessions)
+    store = store_type(sleuth.home, sleuth.sessions)
     api = create_app(config, app=sleuth, store=store, clock=clock)
     server = uvicorn.Server(
         uvicorn.Config(api, host="127.0.0.1", port=0, log_level="warning", access_log=False)

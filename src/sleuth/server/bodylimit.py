@@ -3,13 +3,18 @@ Content-Length says so, or as soon as a chunked body passes it while being read.
 
 from __future__ import annotations
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import ApiError
 
 
 def too_large(limit: int) -> ApiError:
-    return ApiError(413, "PAYLOAD_TOO_LARGE", f"the request body is larger than {limit:,} bytes")
+    return ApiError(413, "PAYLOAD_TOO_LARGE", _message(limit))
+
+
+def _message(limit: int) -> str:
+    return f"the request body is larger than {limit:,} bytes"
 
 
 class BodyLimit:
@@ -31,7 +36,8 @@ class BodyLimit:
             message = await receive()
             seen += len(message.get("body", b""))
             if seen > self.max_bytes:
-                raise too_large(self.max_bytes)  # answered by the app's ApiError handler
+                # An HTTPException passes through FastAPI's body parsing to the 413 handler.
+                raise HTTPException(413, _message(self.max_bytes))
             return message
 
         await self.app(scope, counted, send)

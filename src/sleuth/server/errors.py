@@ -36,7 +36,7 @@ _STATUS_CODES = {
     404: "NOT_FOUND",
     405: "METHOD_NOT_ALLOWED",
     406: "NOT_ACCEPTABLE",
-    413: "PAYLOAD_TOO_LARGE",
+    413: "PAYLOAD_TOO_LARGE",  # a chunked body found too large while read
     415: "UNSUPPORTED_MEDIA_TYPE",
 }
 

@@ -189,9 +189,9 @@ class ServiceStore(Protocol):
 
 def new_secret() -> tuple[str, str]:
     """(key id, full secret). The id is public (listings, logs); the secret is `slk_<id>_<32
-    random bytes>` so a leaked key names itself and can be revoked by id."""
+    random bytes in hex>` so a leaked key names itself and can be revoked by id."""
     key_id = secrets.token_hex(4)
-    return key_id, f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
+    return key_id, f"{KEY_PREFIX}{key_id}_{secrets.token_hex(32)}"
 
 
 def hash_secret(secret: str) -> str:
