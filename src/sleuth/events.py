@@ -140,6 +140,15 @@ class WriterDelta(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class WriterReasoning(Event):
+    """A piece of the writing model's reasoning, streamed as it thinks: for people watching
+    (`--verbose`, the SSE `reasoning` event), never part of the answer."""
+
+    kind: ClassVar[str] = "writer.reasoning"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Critiqued(Event):
     """A deep round's gap check: complete, or what is missing and what to search next."""
 
@@ -220,6 +229,7 @@ AnyEvent: TypeAlias = (
     | PassagesKept
     | WriterStarted
     | WriterDelta
+    | WriterReasoning
     | Critiqued
     | Verified
     | Done

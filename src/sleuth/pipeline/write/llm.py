@@ -12,7 +12,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 
 from ... import prompts
-from ...ports import ChatModel, Message, TokenUsage, WriteTask
+from ...ports import ChatModel, Message, Reasoning, TokenUsage, WriteTask
 from ...types import Passage, Source
 
 CHARS_PER_TOKEN = 4
@@ -92,7 +92,7 @@ class LLMWriter:
         self.context_tokens = context_tokens
         self.max_tokens = max_tokens
 
-    async def write(self, task: WriteTask) -> AsyncIterator[str]:
+    async def write(self, task: WriteTask) -> AsyncIterator[str | Reasoning]:
         messages = build_messages(task, self.context_tokens)
         async for item in self.model.stream(messages, max_tokens=self.max_tokens):
             if not isinstance(item, TokenUsage):
