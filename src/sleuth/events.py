@@ -80,6 +80,15 @@ class SearchDegraded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ReadStarted(Event):
+    """A round starts reading `pages` candidates; one fetch event per page follows (read,
+    skipped, or cut off at the round's deadline), so watchers can show "reading n/pages"."""
+
+    kind: ClassVar[str] = "read.start"
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
 class Fetched(Event):
     kind: ClassVar[str] = "fetch.done"
     url: str
@@ -223,6 +232,7 @@ AnyEvent: TypeAlias = (
     | Notice
     | Searched
     | SearchDegraded
+    | ReadStarted
     | Fetched
     | FetchSkipped
     | NearDuplicate

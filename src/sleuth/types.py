@@ -219,6 +219,18 @@ class Result:
 
 
 @dataclass(frozen=True, slots=True)
+class Guidance:
+    """A requester's own instructions to the model, per step (the web-app SSE dialect's
+    `promptOverrides`). They are added to Sleuth's prompts, never put in their place: the
+    citation rules and the rule that page text is untrusted data always hold."""
+
+    system: str = ""  # added to the writer's system prompt
+    writing: str = ""  # added to the answer or report prompt
+    plan: str = ""  # added to the deep planner's prompt
+    critic: str = ""  # added to the deep critic's prompt
+
+
+@dataclass(frozen=True, slots=True)
 class ResearchRequest:
     """Everything the engine needs to know about one run. Defaults are DESIGN §2's quick mode."""
 

@@ -38,7 +38,7 @@ class OpenAIChat(ProviderChat):
         super().__init__(model, ring, retry, meter, timeout_s)
         # api.openai.com rejects `max_tokens` for reasoning models; compatible servers may not
         # know the newer `max_completion_tokens`.
-        self._official = base_url is None
+        self._official = base_url is None or "//api.openai.com" in base_url
         self._owns_client = clients is None
         self._client = (clients or ClientPool()).get(
             ("openai", base_url, timeout_s),
