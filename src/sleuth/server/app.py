@@ -51,6 +51,7 @@ def create_app(
         try:
             yield
         finally:  # runs still going have lost their clients: cancel them, then close
+            await state.live.aclose()
             await state.research.aclose()
             await sleuth.aclose()
             await store.aclose()
