@@ -20,7 +20,7 @@ from .config import Clock, ServerConfig, wall_clock
 from .metrics import Metrics
 from .observe import RequestLog
 from .research import Research
-from .routes import lookup, meta, research
+from .routes import lookup, meta, research, webapp
 from .state import State
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
@@ -68,7 +68,7 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
-    for module in (meta, research, lookup):
+    for module in (meta, research, lookup, webapp):
         api.include_router(module.router)
     errors.install(api)
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
