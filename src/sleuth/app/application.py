@@ -18,23 +18,27 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import Engine
 from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
 from ..events import Done, Event, Failed, Notice
 from ..ports import SearchQuery
 from ..settings import Settings, sleuth_home
-from ..store import SessionStore
+from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
 from ..types import Result, SearchResult
+from . import steer as steered
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
 from .diff import SessionDiff, diff_sessions
-from .doctor import Check, run_checks
 from .lookup import MAX_EXTRACT_URLS, ReadHit, filtered, guarded, read_hits, url_results
 from .options import Prepared, prepare
 from .seeds import seed_results
+from .steer import Steering
 from .trace import Trace
+
+if TYPE_CHECKING:
+    from .doctor import Check
 
 OnEvent = Callable[[Event], None]
 QUICK_LIMIT_S = 45.0  # a run stops here unless max_runtime says otherwise (the seed's limits)
@@ -60,7 +64,7 @@ class Sleuth:
     @property
     def sessions(self) -> SessionStore:
         if self._store is None:
-            self._store = SessionStore(self.home / "sessions.db")
+            self._store = SessionStore(sessions_db_path(self.home))
         return self._store
 
     # -- research ------------------------------------------------------------------------------
@@ -88,6 +92,8 @@ class Sleuth:
     ) -> AsyncIterator[Event]:
         """Run a prepared request (or only re-write it from its seeds) and save it."""
         built = build_parts(prepared.settings, self.resources)
+        if not rewrite:
+            self.resources.warm_up()
         engine = Engine.of(built.parts)
         events = (engine.rewrite if rewrite else engine.run)(prepared.request, run_id)
         trace = Trace()
@@ -200,6 +206,34 @@ class Sleuth:
         extra = {"schema": schema} if schema is not None else {}
         return await self.answer_from(question, pages, **values, **extra), hits
 
+    # -- steered research (app/steer.py) -----------------------------------------------------
+
+    async def steer(self, question: str, **values: Any) -> Steering:
+        """Start a steered run: clarifying questions, or straight to a plan."""
+        return await steered.start(self, question, **values)
+
+    async def steer_plan(self, state: Steering, answers: Sequence[str] = ()) -> Steering:
+        return await steered.make_plan(self, state, answers)
+
+    def steer_edit(self, state: Steering, plan: Sequence[str]) -> Steering:
+        return steered.edit_plan(self, state, plan)
+
+    async def steer_explore(
+        self, state: Steering, suggestions: Sequence[str] = (), on_event: OnEvent | None = None
+    ) -> Steering:
+        return await steered.explore(self, state, suggestions, on_event)
+
+    async def steer_write(
+        self, state: Steering, style: str = "", on_event: OnEvent | None = None
+    ) -> Steering:
+        return await steered.write(self, state, style, on_event)
+
+    def steer_back(self, state: Steering, stage: steered.Stage) -> Steering:
+        return steered.back(self, state, stage)
+
+    def steer_load(self, session_id: str) -> Steering:
+        return steered.load(self, session_id)
+
     # -- building on saved sessions ----------------------------------------------------------
 
     def from_session(self, session_id: str, question: str | None = None, **values: Any) -> Prepared:
@@ -286,6 +320,8 @@ class Sleuth:
 
     async def doctor(self, **values: Any) -> list[Check]:
         """Environment, storage, LLM endpoint, search backend and browser, checked."""
+        from .doctor import run_checks
+
         return await run_checks(self.home, prepare("doctor", self.settings, values).settings)
 
 
