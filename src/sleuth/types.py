@@ -222,10 +222,10 @@ class Result:
 class Guidance:
     """A requester's own instructions to the model, per step (the web-app SSE dialect's
     `promptOverrides`). They are added to Sleuth's prompts, never put in their place: the
-    citation rules and the rule that page text is untrusted data always hold."""
+    citation rules and the rule that page text is untrusted data always hold. (Instructions
+    about the writing itself are the request's `style`.)"""
 
     system: str = ""  # added to the writer's system prompt
-    writing: str = ""  # added to the answer or report prompt
     plan: str = ""  # added to the deep planner's prompt
     critic: str = ""  # added to the deep critic's prompt
 
@@ -258,6 +258,7 @@ class ResearchRequest:
     seeds: tuple[SearchResult, ...] = ()  # pre-read sources to start from (continue a session)
     schema: dict[str, Any] | None = None  # structured output: fill this JSON Schema
     tldr: bool = False
+    style: str = ""  # the reader's writing request (tone, length, audience), steered runs
     hops: bool = True  # triage two-step questions in quick mode
 
     @property

@@ -3,6 +3,9 @@ the test moves, the test web behind it, and keys made in its store."""
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("fastapi", reason="the server tests need sleuth[server] and the dev extra")
 import asyncio
 import threading
 from collections.abc import Iterator, Mapping

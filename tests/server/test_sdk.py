@@ -4,6 +4,10 @@ the scripted fake LLM; QuotaExceeded on 402; its retries on 503 SERVER_BUSY and 
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("fastapi", reason="the server tests need sleuth[server] and the dev extra")
+pytest.importorskip("xdive", reason="the server tests need sleuth[server] and the dev extra")
 import os
 import signal
 import socket
@@ -15,7 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 from xdive import QuotaExceeded, XDive
 
 from sleuth.server.config import ServerConfig

@@ -4,10 +4,13 @@ again. Requests that differ, or other organizations, never share."""
 
 from __future__ import annotations
 
+import pytest
+
+pytest.importorskip("fastapi", reason="the server tests need sleuth[server] and the dev extra")
+pytest.importorskip("xdive", reason="the server tests need sleuth[server] and the dev extra")
 import asyncio
 
 import httpx
-import pytest
 from xdive import AsyncXDive
 
 from tests.server.harness import Served, serving

@@ -55,12 +55,14 @@ def test_search_language_results_and_prompt_overrides() -> None:
         parse({
             "query": "Q?", "searchProvider": "tavily", "language": "fr", "maxResult": "7",
             "promptOverrides": '{"systemInstruction": "Be terse.", "reviewPrompt": "Be strict.",'
-                               ' "citationRulesPrompt": "Cite nothing."}',
+                               ' "citationRulesPrompt": "Cite nothing.",'
+                               ' "finalReportPrompt": "Use tables."}',
         }),
         {},
     )  # fmt: skip
     assert got.values["search"] == "tavily" and got.values["language"] == "fr"
     assert got.values["max_results"] == 7
     assert got.values["guidance"] == Guidance(system="Be terse.", critic="Be strict.")
+    assert got.values["style"] == "Use tables."  # writing instructions are the run's style
     assert got.ignored_prompts == ("citationRulesPrompt",)
     assert "search" not in mapped(searchProvider="model")  # the server's default search

@@ -28,11 +28,13 @@ from ..settings import Settings, sleuth_home
 from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
 from ..types import Result, SearchResult
+from . import steer as steered
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
 from .diff import SessionDiff, diff_sessions
 from .lookup import MAX_EXTRACT_URLS, ReadHit, filtered, guarded, read_hits, url_results
 from .options import Prepared, prepare
 from .seeds import seed_results
+from .steer import Steering
 from .trace import Trace
 
 if TYPE_CHECKING:
@@ -203,6 +205,34 @@ class Sleuth:
             raise NoSourcesError(f"none of the pages could be read ({skipped})")
         extra = {"schema": schema} if schema is not None else {}
         return await self.answer_from(question, pages, **values, **extra), hits
+
+    # -- steered research (app/steer.py) -----------------------------------------------------
+
+    async def steer(self, question: str, **values: Any) -> Steering:
+        """Start a steered run: clarifying questions, or straight to a plan."""
+        return await steered.start(self, question, **values)
+
+    async def steer_plan(self, state: Steering, answers: Sequence[str] = ()) -> Steering:
+        return await steered.make_plan(self, state, answers)
+
+    def steer_edit(self, state: Steering, plan: Sequence[str]) -> Steering:
+        return steered.edit_plan(self, state, plan)
+
+    async def steer_explore(
+        self, state: Steering, suggestions: Sequence[str] = (), on_event: OnEvent | None = None
+    ) -> Steering:
+        return await steered.explore(self, state, suggestions, on_event)
+
+    async def steer_write(
+        self, state: Steering, style: str = "", on_event: OnEvent | None = None
+    ) -> Steering:
+        return await steered.write(self, state, style, on_event)
+
+    def steer_back(self, state: Steering, stage: steered.Stage) -> Steering:
+        return steered.back(self, state, stage)
+
+    def steer_load(self, session_id: str) -> Steering:
+        return steered.load(self, session_id)
 
     # -- building on saved sessions ----------------------------------------------------------
 

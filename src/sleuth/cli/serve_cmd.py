@@ -11,7 +11,7 @@ from ..errors import UsageError
 from .options import LLM, settings_values, table_options
 
 ENGINE = (
-    "search", "search_fallback", "include", "browser", "browser_executable",
+    "search", "search_fallback", "include", "no_cache", "browser", "browser_executable",
     "browser_cdp_endpoint", "pdf_max_pages", *LLM, "plan_model", "critic_model",
     "context_tokens", "max_cost",
 )  # fmt: skip

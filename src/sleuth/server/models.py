@@ -9,9 +9,16 @@ document; the server sends the result's own JSON.
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from ..app.options import load_schema
 from ..settings.table import SETTINGS
@@ -22,7 +29,15 @@ Output = Literal["answer", "report"]
 Authority = Literal["prefer", "strict", "off"]
 DEEP_ROUNDS = 2  # critic rounds after the first, as the CLI's bare --deep: three in all
 MAX_QUERY = 2000
-Domains = list[str]
+# Host names in ASCII (punycode for IDNs), or URLs naming them; no spaces or controls.
+Domain = Annotated[str, StringConstraints(min_length=1, max_length=253, pattern=r"^[!-~]+$")]
+Domains = list[Domain]
+# Something besides white space, by every regex dialect's and Python's idea of it.
+Query = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_QUERY, pattern=r"[^\s\x1c-\x1f\x85]")
+]
+_DAY = r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+FRESHNESS = rf"^(pd|pw|pm|py|{_DAY}to{_DAY})$"
 
 
 def table_field(name: str) -> Any:
@@ -68,7 +83,7 @@ class Filters(Body):
         None,
         description="Only pages published in the past day (pd), week (pw), month (pm) or year "
         "(py), or since the first date of YYYY-MM-DDtoYYYY-MM-DD; undated pages are kept.",
-        max_length=22,
+        pattern=FRESHNESS,
     )
     include_domains: Domains = Field(
         default_factory=list, max_length=50, description=SETTINGS["allow_domain"].help
@@ -103,7 +118,7 @@ class Filters(Body):
 
 
 class ResearchBody(Filters):
-    query: str = Field(min_length=1, max_length=MAX_QUERY, description="The question.")
+    query: Query = Field(description="The question.")
     depth: Depth = Field("quick", description="quick (seconds) or deep (planned, critic loop).")
     output: Output | None = Field(None, description=SETTINGS["output"].help)
     schema_: dict[str, Any] | None = Field(
@@ -144,7 +159,7 @@ class ResearchBody(Filters):
 
 
 class SearchBody(Filters):
-    query: str = Field(min_length=1, max_length=MAX_QUERY)
+    query: Query = Field(description="What to search for.")
     limit: int = Field(10, ge=1, le=20, description="How many results.")
     search_depth: Literal["basic", "advanced"] = Field(
         "basic",
@@ -161,25 +176,39 @@ class SearchBody(Filters):
         return _query(value)
 
 
+Url = Annotated[
+    str, StringConstraints(max_length=2048, pattern=r"^[Hh][Tt][Tt][Pp][Ss]?://[!-~]+$")
+]
+
+
 class ExtractBody(Body):
-    urls: list[str] = Field(min_length=1, max_length=10, description="Pages to read (1-10).")
-    prompt: str | None = Field(None, max_length=MAX_QUERY, description="What to extract.")
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["prompt"], "properties": {"prompt": {"type": "string"}}},
+                {"required": ["schema"], "properties": {"schema": {"type": "object"}}},
+            ]
+        },
+    )
+
+    urls: list[Url] = Field(min_length=1, max_length=10, description="Pages to read (1-10).")
+    prompt: Query | None = Field(None, description="What to extract, in words.")
     schema_: dict[str, Any] | None = Field(
         None, alias="schema", description="A JSON Schema (type object) to fill."
     )
-
-    @field_validator("urls")
-    @classmethod
-    def _check_urls(cls, value: list[str]) -> list[str]:
-        bad = [u for u in value if not u.strip().lower().startswith(("http://", "https://"))]
-        if bad:
-            raise ValueError(f"only http and https URLs can be read, not {bad[0][:100]!r}")
-        return [u.strip() for u in value]
 
     @field_validator("schema_")
     @classmethod
     def _check_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return _schema(value)
+
+    @model_validator(mode="after")
+    def _prompt_or_schema(self) -> ExtractBody:
+        if self.prompt is None and self.schema_ is None:
+            raise ValueError("extract needs a prompt, a schema, or both")
+        return self
 
 
 # -- responses ----------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ def build_messages(
     budget = max(2000, (context_tokens - 2500) * CHARS_PER_TOKEN)
     user = template.format(
         question=task.question,
-        language=language + _extras(task) + added("writing", guidance.writing),
+        language=language + _extras(task),
         sources=format_sources(task.sources, budget),
     )
     if task.insist:
@@ -93,6 +93,10 @@ def _extras(task: WriteTask) -> str:
         )
     if task.aspects:
         extra += "\nCover these aspects, one section each: " + "; ".join(task.aspects) + "."
+    if task.style.strip():
+        # The user's own words about tone, length and audience; the citation rules above and
+        # in the system prompt still hold whatever they say.
+        extra += "\nThe reader asks for this style: " + " ".join(task.style.split())[:500]
     return extra
 
 

@@ -19,8 +19,9 @@ IdempotencyKey = Annotated[
     str | None,
     Header(
         alias="Idempotency-Key",
-        max_length=255,
-        description="Retries with the same key get the first response (24 h).",
+        pattern=r"^[!-~]{1,255}$",
+        description="Retries with the same key get the first response (24 h): 1 to 255 "
+        "visible ASCII characters, such as a UUID.",
     ),
 ]
 

@@ -59,8 +59,8 @@ SEARCH: Mapping[str, str | None] = {
 # promptOverrides keys that map onto a step of Sleuth's; the others are accepted and ignored.
 PROMPT_STEPS: Mapping[str, str] = {
     "systemInstruction": "system",
-    "outputGuidelinesPrompt": "writing",
-    "finalReportPrompt": "writing",
+    "outputGuidelinesPrompt": "style",  # the request's writing style (tone, length, form)
+    "finalReportPrompt": "style",
     "reportPlanPrompt": "plan",
     "serpQueriesPrompt": "plan",
     "reviewPrompt": "critic",
@@ -152,9 +152,11 @@ def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
         values["language"] = config.language
     if config.maxResult is not None:
         values["max_results"] = config.maxResult
-    guidance, ignored = _guidance(config.promptOverrides or {})
-    if guidance != Guidance():
-        values["guidance"] = guidance
+    steps, ignored = _prompt_steps(config.promptOverrides or {})
+    if steps.get("style"):
+        values["style"] = steps.pop("style")
+    if steps:
+        values["guidance"] = Guidance(**steps)
     return Mapped(config, values, dropped, ignored)
 
 
@@ -188,7 +190,8 @@ def _search(name: str | None) -> str | None:
     return SEARCH[key]
 
 
-def _guidance(overrides: Mapping[str, str]) -> tuple[Guidance, tuple[str, ...]]:
+def _prompt_steps(overrides: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The overrides' texts joined per Sleuth step, and the keys that have no step."""
     steps: dict[str, list[str]] = {}
     ignored: list[str] = []
     for key, text in overrides.items():
@@ -198,5 +201,5 @@ def _guidance(overrides: Mapping[str, str]) -> tuple[Guidance, tuple[str, ...]]:
             ignored.append(key)
         else:
             raise UsageError(f"promptOverrides.{key} is not a prompt key of this API")
-    joined = {step: "\n\n".join(texts) for step, texts in steps.items()}
-    return Guidance(**joined), tuple(ignored)
+    joined = {step: "\n\n".join(texts) for step, texts in steps.items() if any(texts)}
+    return joined, tuple(ignored)
