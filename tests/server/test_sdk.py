@@ -38,17 +38,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def start_serve(port: int, *flags: str) -> subprocess.Popen[str]:
+    command = [
+        str(Path(sys.executable).parent / "sleuth"), "serve", f"--port={port}",
+        "--search=searxng", "--search-fallback=none", "--browser=never", *flags,
+    ]  # fmt: skip
+    return subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+
+
 @pytest.fixture
 def sleuth_serve(testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]) -> Iterator[tuple]:
     """`sleuth keys create --org acme`, then `sleuth serve` as a subprocess on a free port."""
     code, key, err = run(["keys", "create", "--org", "acme"], capsys)
     assert code == 0, err
     port = free_port()
-    command = [
-        str(Path(sys.executable).parent / "sleuth"), "serve", f"--port={port}",
-        "--search=searxng", "--search-fallback=none", "--browser=never",
-    ]  # fmt: skip
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    proc = start_serve(port)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_ready(base, proc)
@@ -225,3 +229,44 @@ def test_sdk_retries_409_until_the_first_attempt_has_answered(testweb_env: TestW
         )
         assert conflicts >= 1
         assert served.metric("sleuth_runs_total", depth="quick", outcome="ok") == 1
+
+
+def test_a_run_in_flight_finishes_and_is_saved_when_the_server_stops(
+    sleuth_serve: tuple, testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGTERM: the server stops taking requests, the run in flight completes, its response is
+    sent and its session saved, then the process ends."""
+    base, key, proc = sleuth_serve
+    add_slow_page(testweb_env, delay_s=2.0)
+    call = lambda: httpx.post(  # noqa: E731
+        f"{base}/api/orgs/acme/research", json={"query": SLOW_Q},
+        headers={"X-API-Key": key}, timeout=60,
+    )  # fmt: skip
+    thread, answered = _in_background(call)
+    for _ in range(500):  # the run has started once its page is being fetched
+        if testweb_env.hits_for("slowpoke.example.org"):
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    thread.join(60)
+    _, log = proc.communicate(timeout=60)
+    assert answered[0].status_code == 200 and "[1]" in answered[0].json()["answer"], log
+    code, out, _ = run(["sessions", "ls", "--org", "acme"], capsys)
+    assert code == 0 and "slowpoke" in out.lower()
+
+
+def test_serve_with_two_workers(testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]) -> None:
+    code, key, _ = run(["keys", "create", "--org", "acme"], capsys)
+    assert code == 0
+    port = free_port()
+    proc = start_serve(port, "--workers=2")
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(base, proc)
+        with XDive(key.strip(), base_url=base + "/api") as client:
+            assert client.whoami()["orgId"] == "acme"
+            assert "90 days" in client.research(Q)["answer"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, log = proc.communicate(timeout=60)
+    assert log.count("Started server process") == 2

@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -104,7 +104,7 @@ def worker_app() -> FastAPI:
 
 
 def _config_json(config: ServerConfig) -> dict[str, Any]:
-    data = asdict(config)
+    data = {f.name: getattr(config, f.name) for f in fields(config) if f.name != "defaults"}
     data["defaults"] = {k: list(v) if isinstance(v, tuple) else v
                         for k, v in config.defaults.items()}  # fmt: skip
     return data
