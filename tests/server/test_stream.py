@@ -9,7 +9,9 @@ import time
 from collections.abc import Callable, Iterator
 
 import httpx
+import pytest
 
+import sleuth.server.stream as stream_module
 from tests.server.harness import Served, serving
 from tests.server.pages import HANG_Q, add_hanging_page
 from tests.server.sse import Frame, frames
@@ -102,3 +104,16 @@ def test_a_shared_run_goes_on_for_the_client_that_stays(testweb_env: TestWeb) ->
         assert [int(f.id or 0) for f in stayed[:3]] == [1, 2, 3]  # replayed from the start
         assert served.metric("sleuth_runs_total", depth="quick", outcome="ok") == 1
         assert served.metric("sleuth_runs_total", depth="quick", outcome="cancelled") == 0
+
+
+def test_a_quiet_run_gets_keep_alive_comments(
+    testweb_env: TestWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream_module, "KEEPALIVE_S", 0.05)  # 15 s in service
+    add_hanging_page(testweb_env)  # nothing happens while the run waits on this page
+    with serving() as served:
+        headers = {"X-API-Key": served.key("acme"), "Accept": "text/event-stream"}
+        url = f"{served.api}/orgs/acme/research"
+        with httpx.stream("POST", url, json={"query": HANG_Q}, headers=headers, timeout=60) as r:
+            comment = next(line for line in r.iter_lines() if line.startswith(":"))
+    assert comment.startswith(": ping")
