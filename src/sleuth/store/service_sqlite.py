@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -38,42 +38,13 @@ from .service import (
     hash_secret,
     new_secret,
 )
+from .service_schema import MIGRATIONS, key_row, moment, month_used, org_row, over_quota
 from .sessions import SessionStore
 
 P = ParamSpec("P")
 T = TypeVar("T")
 S = TypeVar("S")
 DAY_S = 86400.0
-
-
-def _v1(conn: sqlite3.Connection) -> None:
-    for sql in (
-        """CREATE TABLE orgs (name TEXT PRIMARY KEY, plan TEXT NOT NULL, created_at TEXT NOT NULL,
-            quota_searches INTEGER, quota_pages INTEGER)""",
-        """CREATE TABLE api_keys (id TEXT PRIMARY KEY, org TEXT NOT NULL REFERENCES orgs(name),
-            hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL, created_at TEXT NOT NULL,
-            revoked_at TEXT)""",
-        """CREATE TABLE usage_days (org TEXT NOT NULL, day TEXT NOT NULL,
-            searches INTEGER NOT NULL DEFAULT 0, pages_read INTEGER NOT NULL DEFAULT 0,
-            runs INTEGER NOT NULL DEFAULT 0, cached INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (org, day))""",
-        """CREATE TABLE reservations (id TEXT PRIMARY KEY, org TEXT NOT NULL,
-            expires_at REAL NOT NULL)""",
-        "CREATE INDEX reservations_org ON reservations(org)",
-        """CREATE TABLE rate_windows (org TEXT NOT NULL, minute INTEGER NOT NULL,
-            hits INTEGER NOT NULL, PRIMARY KEY (org, minute))""",
-        """CREATE TABLE idempotency (org TEXT NOT NULL, key TEXT NOT NULL,
-            fingerprint TEXT NOT NULL, done INTEGER NOT NULL, status INTEGER NOT NULL,
-            body BLOB, expires_at REAL NOT NULL, PRIMARY KEY (org, key))""",
-        """CREATE TABLE result_cache (org TEXT NOT NULL, fingerprint TEXT NOT NULL,
-            body BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (org, fingerprint))""",
-        """CREATE TABLE flights (org TEXT NOT NULL, fingerprint TEXT NOT NULL, owner TEXT NOT NULL,
-            expires_at REAL NOT NULL, PRIMARY KEY (org, fingerprint))""",
-    ):
-        conn.execute(sql)
-
-
-MIGRATIONS = (_v1,)
 
 
 def reading(
@@ -105,16 +76,12 @@ def writing(
     return call
 
 
-def _moment(now: float) -> datetime:
-    return datetime.fromtimestamp(now, UTC)
-
-
 def _iso(now: float) -> str:
-    return _moment(now).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return moment(now).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _day(now: float) -> str:
-    return _moment(now).strftime("%Y-%m-%d")
+    return moment(now).strftime("%Y-%m-%d")
 
 
 class SqliteServiceStore:
@@ -205,7 +172,7 @@ class SqliteServiceStore:
                 " WHERE hash = ? AND revoked_at IS NULL",
                 (hash_secret(secret),),
             ).fetchone()
-        return _key(row) if row else None
+        return key_row(row) if row else None
 
     @reading
     def keys(self, org: str | None = None) -> list[ApiKey]:
@@ -215,7 +182,7 @@ class SqliteServiceStore:
             sql, args = sql + " WHERE org = ?", (org,)
         with self._read() as conn:
             rows = conn.execute(sql + " ORDER BY org, created_at, id", args).fetchall()
-        return [_key(r) for r in rows]
+        return [key_row(r) for r in rows]
 
     @writing
     def revoke_key(self, key_id: str, *, now: float) -> ApiKey | None:
@@ -228,7 +195,7 @@ class SqliteServiceStore:
                 "SELECT id, org, scopes, created_at, revoked_at FROM api_keys WHERE id = ?",
                 (key_id,),
             ).fetchone()
-        return _key(row) if row else None
+        return key_row(row) if row else None
 
     @reading
     def has_keys(self) -> bool:
@@ -239,7 +206,7 @@ class SqliteServiceStore:
     @reading
     def org(self, name: str) -> Org | None:
         with self._read() as conn:
-            return _org(conn, name)
+            return org_row(conn, name)
 
     # -- quotas, concurrency and usage ------------------------------------------------------------
 
@@ -252,7 +219,7 @@ class SqliteServiceStore:
             ).fetchone()
             if max_running is not None and running >= max_running:
                 return Refused("busy", retry_after=1.0)
-            refused = _over_quota(conn, _org(conn, org), running, now)
+            refused = over_quota(conn, org_row(conn, org), running, now)
             if refused is not None:
                 return refused
             reservation = secrets.token_hex(8)
@@ -289,10 +256,10 @@ class SqliteServiceStore:
 
     @reading
     def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport:
-        first = (_moment(now) - timedelta(days=days - 1)).strftime("%Y-%m-%d")
+        first = (moment(now) - timedelta(days=days - 1)).strftime("%Y-%m-%d")
         with self._read() as conn:
-            found = _org(conn, org) or Org(org)
-            searches, pages = _month_used(conn, org, now)
+            found = org_row(conn, org) or Org(org)
+            searches, pages = month_used(conn, org, now)
             rows = conn.execute(
                 "SELECT day, searches, pages_read, runs, cached FROM usage_days"
                 " WHERE org = ? AND day >= ? ORDER BY day",
@@ -300,7 +267,7 @@ class SqliteServiceStore:
             ).fetchall()
         return UsageReport(
             org,
-            _moment(now).strftime("%Y-%m"),
+            moment(now).strftime("%Y-%m"),
             searches,
             pages,
             found.quota_searches,
@@ -414,40 +381,3 @@ class SqliteServiceStore:
                 "DELETE FROM flights WHERE org = ? AND fingerprint = ? AND owner = ?",
                 (org, fingerprint, owner),
             )
-
-
-def _key(row: tuple[Any, ...]) -> ApiKey:
-    return ApiKey(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4])
-
-
-def _org(conn: sqlite3.Connection, name: str) -> Org | None:
-    row = conn.execute(
-        "SELECT name, plan, quota_searches, quota_pages FROM orgs WHERE name = ?", (name,)
-    ).fetchone()
-    return Org(*row) if row else None
-
-
-def _month_used(conn: sqlite3.Connection, org: str, now: float) -> tuple[int, int]:
-    month = _moment(now).strftime("%Y-%m")
-    row = conn.execute(
-        "SELECT coalesce(sum(searches), 0), coalesce(sum(pages_read), 0) FROM usage_days"
-        " WHERE org = ? AND substr(day, 1, 7) = ?",
-        (org, month),
-    ).fetchone()
-    return int(row[0]), int(row[1])
-
-
-def _over_quota(
-    conn: sqlite3.Connection, org: Org | None, running: int, now: float
-) -> Refused | None:
-    """A refusal when a meter is used up, counting one unit for each run still going."""
-    if org is None or (org.quota_searches is None and org.quota_pages is None):
-        return None
-    searches, pages = _month_used(conn, org.name, now)
-    for meter, used, limit in (
-        ("searches", searches, org.quota_searches),
-        ("pages_read", pages, org.quota_pages),
-    ):
-        if limit is not None and used + running >= limit:
-            return Refused("quota", meter)
-    return None
