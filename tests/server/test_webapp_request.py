@@ -23,11 +23,14 @@ def test_providers_map_to_wire_formats_urls_and_server_keys() -> None:
         "api_key": "sk-deep", "model": "deepseek-chat",
         "plan_model": "deepseek-reasoner", "critic_model": "deepseek-reasoner",
     }  # fmt: skip
-    assert mapped(provider="Anthropic")["api_format"] == "anthropic"
-    assert mapped(provider="ollama")["base_url"] == "http://127.0.0.1:11434/v1"
+    anthropic = mapped(provider="Anthropic", taskModel="claude-sonnet-4-6")
+    assert anthropic["api_format"] == "anthropic"
+    assert anthropic["plan_model"] == "claude-sonnet-4-6"  # no thinkingModel: the task model
+    assert mapped(provider="ollama", taskModel="qwen3")["base_url"] == "http://127.0.0.1:11434/v1"
     own = map_request(parse({"query": "Q?", "provider": "openaicompatible"}), ENV)
     assert own.values == {"deep": 2} and own.dropped == ()  # the server's endpoint stays
-    named = map_request(parse({"query": "Q?", "provider": "xai"}), {"XAI_API_KEY": "k"})
+    xai = {"query": "Q?", "provider": "xai", "taskModel": "grok-4"}
+    named = map_request(parse(xai), {"XAI_API_KEY": "k"})
     assert named.dropped == LLM_SETTINGS  # the operator's endpoint does not leak into it
 
 
@@ -35,7 +38,8 @@ def test_providers_map_to_wire_formats_urls_and_server_keys() -> None:
     ("fields", "words"),
     [
         ({"provider": "google"}, "Gemini"),
-        ({"provider": "openai"}, "OPENAI_API_KEY"),
+        ({"provider": "openai", "taskModel": "gpt-4o"}, "OPENAI_API_KEY"),
+        ({"provider": "ollama"}, "taskModel is required"),
         ({"provider": "skynet"}, "not known"),
         ({"searchProvider": "firecrawl"}, "firecrawl"),
         ({"promptOverrides": {"madeUpPrompt": "x"}}, "promptOverrides.madeUpPrompt"),

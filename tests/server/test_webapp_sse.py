@@ -22,6 +22,7 @@ from sleuth.server.config import ServerConfig
 from tests.llm.fake_servers import FakeLLMServer
 from tests.server.harness import TESTWEB_DEFAULTS, Served, serving
 from tests.server.research_llm import CLAIM, THOUGHT, prompt_of, research_llm
+from tests.server.sse import frames
 from tests.testweb.server import TestWeb
 
 DEEP_Q = "How long does Example Cloud keep audit logs, and how can they be exported?"
@@ -177,3 +178,14 @@ def test_the_password_or_a_key_is_needed(testweb_env: TestWeb, llm: FakeLLMServe
         searches_only = served.key("acme", scopes=("search",))
         no_scope = {"X-API-Key": searches_only}
         assert first_event(served, "POST", "/api/sse", json=body, headers=no_scope)[0] == 403
+
+
+def test_the_servers_own_endpoint_must_exist_for_openaicompatible(testweb_env: TestWeb) -> None:
+    with serving() as served:  # no model endpoint configured
+        headers = {"X-API-Key": served.key("acme")}
+        body = {"query": DEEP_Q, "provider": "openaicompatible", "taskModel": "m"}
+        with httpx.stream("POST", f"{served.base}/api/sse", json=body, headers=headers) as r:
+            got = list(frames(r.iter_lines()))
+    assert [f.event for f in got] == ["infor", "error"]
+    assert "no model endpoint configured" in got[1].json["message"]
+    assert testweb_env.searches == []

@@ -17,8 +17,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from ...app.assemble import llm_settings
 from ...app.options import Prepared
-from ...errors import SleuthError
+from ...errors import SleuthError, UsageError
 from ...events import Done, Failed
 from ..access import caller, presented
 from ..auth import ServerState
@@ -124,6 +125,11 @@ def _prepared(state: State, org: str, mapped: Mapped) -> Prepared:
     own provider), then the request's values."""
     defaults = {k: v for k, v in state.config.defaults.items() if k not in mapped.dropped}
     prepared = state.app.prepare(mapped.config.query, **{**defaults, **mapped.values})
+    if mapped.config.provider and not llm_settings(prepared.settings).configured:
+        raise UsageError(
+            f"provider {mapped.config.provider!r}: the server has no model endpoint configured "
+            "(sleuth serve --base-url, or SLEUTH_BASE_URL)"
+        )
     return replace(prepared, saving=replace(prepared.saving, org=org))
 
 

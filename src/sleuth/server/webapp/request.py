@@ -141,10 +141,13 @@ def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
         endpoint = _provider(config.provider, env)
         values.update(endpoint)
         dropped = LLM_SETTINGS if endpoint else ()
+        if endpoint and not config.taskModel:
+            raise UsageError(f"taskModel is required with provider {config.provider!r}")
     if config.taskModel:
         values["model"] = config.taskModel
-    if config.thinkingModel:
-        values["plan_model"] = values["critic_model"] = config.thinkingModel
+    thinking = config.thinkingModel or (config.taskModel if dropped else None)
+    if thinking:  # a named provider's models only, never the server's configured ones
+        values["plan_model"] = values["critic_model"] = thinking
     search = _search(config.searchProvider)
     if search is not None:
         values["search"] = search
