@@ -114,7 +114,8 @@ def assess(
     """Grade an answer by whether its evidence answers `question` (the rule above)."""
     wanted = asks(question)
     if says_not_found(answer):
-        return Assessment("low", ("the sources do not contain the answer", gap(wanted, sources)))
+        said = "the answer says the sources do not answer"
+        return Assessment("low", (gap(wanted, sources), said))
     cited = claims(answer)
     by_number = {s.number: s for s in sources}
     lead = cited[0] if cited else None
@@ -179,15 +180,15 @@ def _reasons(
     """Every finding: those against the answer, and those for it."""
     against: list[str] = []
     for_it: list[str] = []
-    absent = missing_terms(wanted, found)
-    if absent:
-        against.append("the cited passage does not mention " + _listed(absent))
-    else:
-        for_it.append("the cited passage covers the question's key terms")
     if evidence.typed is False:
         against.append(f"the lead claim gives no {_bare(wanted.kind)}; the question asks for one")
     elif evidence.typed:
         for_it.append(f"the lead claim gives {wanted.kind}: {_spans(wanted, checks)[0]}")
+    absent = missing_terms(wanted, found)
+    if absent:
+        against.insert(0, "the cited passage does not mention " + _listed(absent))
+    else:
+        for_it.append("the cited passage covers the question's key terms")
     against += _check_reasons(wanted, checks)
     if evidence.subject < 0.5:
         against.append("no kept page is about the question's subject (by its title)")

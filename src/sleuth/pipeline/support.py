@@ -10,7 +10,10 @@ its kept passages, read with the page title:
   ends — so words scattered across a page do not add up to support;
 * holds every number of the sentence (digits or a spelled-out two to twenty, "1,000" = "1000");
 * names every month the sentence names, so a date cannot drift;
-* for a negated sentence ("is not", "never", "without"), negates too, in that best window.
+* for a negated sentence ("is not", "never", "without"), negates too, in one sentence.
+
+A long window with almost no function words is a keyword list (a stuffed page), not a
+statement, and supports nothing.
 
 A source with no passages (a bare page) is judged against its text split the same way.
 """
@@ -21,10 +24,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..text import content_tokens, split_sentences, stem
+from ..text import STOPWORDS, content_tokens, split_sentences, stem
 from ..types import Source
 
 WINDOW_WORDS = 60
+PROSE_MIN_WORDS, PROSE_SHARE = 20, 0.15  # English prose is about 40% function words
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 SPELLED = {
     word: str(n)
@@ -69,6 +73,15 @@ def stems_of(text: str) -> set[str]:
 class Window:
     text: str
     stems: frozenset[str]
+    pair: bool = False  # two sentences
+
+    @property
+    def prose(self) -> bool:
+        """Long text without function words is a keyword list, not a statement."""
+        words = self.text.lower().split()
+        if len(words) < PROSE_MIN_WORDS:
+            return True
+        return sum(w.strip(".,;:!?\"'()") in STOPWORDS for w in words) >= PROSE_SHARE * len(words)
 
 
 @lru_cache(maxsize=512)
@@ -88,7 +101,7 @@ def windows(text: str) -> tuple[Window, ...]:
         out.append(Window(unit, frozenset(stems_of(unit))))
         if i + 1 < len(units):
             pair = f"{unit} {units[i + 1]}"
-            out.append(Window(pair, frozenset(stems_of(pair))))
+            out.append(Window(pair, frozenset(stems_of(pair)), pair=True))
     return tuple(out)
 
 
@@ -120,6 +133,8 @@ def _window_supports(
     if not wanted:
         return True
     for window in windows(passage):
+        if not window.prose or (negated and window.pair):
+            continue
         found = len(wanted & (window.stems | title)) / len(wanted)
         if found >= min_recall and (not negated or NEGATION.search(window.text)):
             return True

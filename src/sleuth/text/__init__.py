@@ -111,14 +111,14 @@ def stem(word: str) -> str:
     "founder"/"founded" and "sang"/"sings" to meet. Suffixes are stripped until none is left,
     so every form of a word ends at the same stem."""
     word = POSSESSIVE.sub("", word)
-    if word in IRREGULAR:
-        return IRREGULAR[word]
+    word = IRREGULAR.get(word, word)
     for _ in range(3):
         cut = _strip_suffix(word)
         if cut == word:
             break
         word = cut
-    return word
+    # "update", "updated", "updates" -> "updat": a final e goes too.
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def _strip_suffix(word: str) -> str:

@@ -157,4 +157,3 @@ class ExtractiveWriter:
             if own:
                 parts.append(f"\n## {heading[:1].upper()}{heading[1:]}\n\n{paragraphs(own)}\n")
         return parts
-
