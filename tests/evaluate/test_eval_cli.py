@@ -109,5 +109,5 @@ def test_eval_unanswerable_needs_a_corpus(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS)
-    code, out, err = run(["eval", str(questions), "--unanswerable"], capsys)
+    code, _, err = run(["eval", str(questions), "--unanswerable"], capsys)
     assert code == 1 and "--unanswerable needs --corpus" in err
