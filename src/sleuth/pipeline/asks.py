@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from ..text import content_tokens, stem
 
 UNITS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries)"
+# "How long is the bridge": a length answers too.
+LENGTHS = r"(?:km|kilometres?|kilometers?|miles?|mi|metres?|meters?|m|feet|ft|foot|inches|in|cm)"
 MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
     r"December)"
@@ -23,8 +25,8 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (
         re.compile(r"\bhow (?:long|old)\b", re.I),
         re.compile(
-            rf"\b\d[\d,.]*\s*(?:-\s*)?{UNITS}\b|\b(?:one|two|three|four|five|six|seven|"
-            rf"eight|nine|ten|twelve|thirty|ninety)\s+{UNITS}\b",
+            rf"\b\d[\d,.]*\s*(?:-\s*)?(?:{UNITS}|{LENGTHS})\b|\b(?:one|two|three|four|five|"
+            rf"six|seven|eight|nine|ten|twelve|thirty|ninety)\s+{UNITS}\b",
             re.I,
         ),
         "a duration",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ...ports import WriteTask
 from ...text import clip
 from ...types import Source
-from ..answerability import Evidence, gap, subject_cover
+from ..answerability import STRICT_KINDS, Evidence, gap, subject_cover
 from ..asks import Asks, asks
 from .sentences import Candidate, Scored, score, sentences, title_cover
 
@@ -30,6 +30,7 @@ REPEAT_JACCARD = 0.6
 FILLER = 0.3  # a sentence scoring under this share of the lead's score is filler
 RELATED_COVERAGE = 0.5  # a not-found answer quotes only sentences naming half the key terms
 RELATED_SENTENCES = 2
+LEAD_POOL = 5  # the lead is the best of the top sentences that passes the evidence test
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -52,22 +53,33 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     )
     if not ranked:  # no whole sentence at all (snippet fragments): nothing to judge
         return Composition(False, [])
-    lead = ranked[0]
-    if Evidence(lead.coverage, subject_cover(wanted, sources), lead.typed).answers:
-        picked = _distinct(ranked, limit, floor=FILLER * lead.value)
+    subject = subject_cover(wanted, sources)
+    strict = wanted.kind in STRICT_KINDS
+    answering = [
+        s for s in ranked[:LEAD_POOL] if Evidence(s.coverage, subject, s.typed, strict).answers
+    ]
+    if answering:
+        lead = answering[0]
+        others = [s for s in ranked if s is not lead]
+        picked = [lead.cand, *_distinct(others, limit - 1, FILLER * lead.value, [lead.cand])]
         rest = sorted(picked[1:], key=lambda c: (c.number, c.offset))
         return Composition(True, picked[:1] + rest)
+    lead = ranked[0]
     related = [s for s in ranked if s.coverage >= RELATED_COVERAGE]
     chosen = _distinct(related, RELATED_SENTENCES, floor=FILLER * lead.value)
     return Composition(False, chosen, not_found(wanted, sources))
 
 
-def _distinct(ranked: Sequence[Scored], limit: int, floor: float) -> list[Candidate]:
+def _distinct(
+    ranked: Sequence[Scored], limit: int, floor: float, taken: Sequence[Candidate] = ()
+) -> list[Candidate]:
     picked: list[Candidate] = []
     for item in ranked:
         if len(picked) >= limit or item.value < floor or item.value <= 0:
             break
-        if not any(_jaccard(item.cand.tokens, p.tokens) >= REPEAT_JACCARD for p in picked):
+        if not any(
+            _jaccard(item.cand.tokens, p.tokens) >= REPEAT_JACCARD for p in (*taken, *picked)
+        ):
             picked.append(item.cand)
     return picked
 
