@@ -43,9 +43,6 @@ from .support import context_of, stems_of
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
 HIGH_AT = 1.1
 SUPPORTED_SHARE = 0.9
-# Answer shapes reliable enough that their absence means no answer; a name or place is often
-# written in ways the shapes miss (one word, lower case), so missing one only blocks `high`.
-STRICT_KINDS = frozenset({"a date", "a number", "a duration"})
 # The sources-do-not-answer opening, in the extractive writer's words and a model's.
 NOT_FOUND = re.compile(
     r"\b(?:sources?|pages?|passages?|documents?)\b[^.]{0,80}?\b(?:do|does|did)(?:n['’]t| not)\b"
@@ -75,11 +72,9 @@ class Evidence:
     def score(self) -> float:
         return self.coverage + self.subject
 
-    strict: bool = True  # a missing answer type vetoes (dates, numbers, durations)
-
     @property
     def answers(self) -> bool:
-        return self.score >= ANSWERS_AT and (self.typed is not False or not self.strict)
+        return self.score >= ANSWERS_AT and self.typed is not False
 
 
 def subject_cover(wanted: Asks, sources: Sequence[Source]) -> float:
@@ -139,8 +134,7 @@ def _evidence(wanted: Asks, lead: Claim, found: set[str], sources: Sequence[Sour
     typed = None
     if wanted.shape is not None:
         typed = bool(shape_spans(wanted.shape, lead.sentence, wanted.question))
-    strict = wanted.kind in STRICT_KINDS
-    return Evidence(coverage(wanted, found), subject_cover(wanted, sources), typed, strict)
+    return Evidence(coverage(wanted, found), subject_cover(wanted, sources), typed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +165,6 @@ def _grade(wanted: Asks, evidence: Evidence, checks: _Checks) -> Confidence:
         return "low"
     if (
         evidence.score >= HIGH_AT
-        and evidence.typed is not False
         and checks.read
         and checks.share >= SUPPORTED_SHARE
         and not wanted.chained

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ...ports import WriteTask
 from ...text import clip
 from ...types import Source
-from ..answerability import STRICT_KINDS, Evidence, gap, subject_cover
+from ..answerability import Evidence, gap, subject_cover
 from ..asks import Asks, asks
 from .sentences import Candidate, Scored, score, sentences, title_cover
 
@@ -54,10 +54,7 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     if not ranked:  # no whole sentence at all (snippet fragments): nothing to judge
         return Composition(False, [])
     subject = subject_cover(wanted, sources)
-    strict = wanted.kind in STRICT_KINDS
-    answering = [
-        s for s in ranked[:LEAD_POOL] if Evidence(s.coverage, subject, s.typed, strict).answers
-    ]
+    answering = [s for s in ranked[:LEAD_POOL] if Evidence(s.coverage, subject, s.typed).answers]
     if answering:
         lead = answering[0]
         others = [s for s in ranked if s is not lead]
