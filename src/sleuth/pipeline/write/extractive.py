@@ -4,9 +4,12 @@ It leads with the answer: the best-scored sentence of the kept passages (see `se
 question terms, expected answer type, passage relevance, a page about the question's subject),
 then supporting sentences from the sources, near-repeats and filler (under a share of the lead's
 score) dropped. When the lead does not answer — the evidence test of `answerability.py` — it
-says so in its first sentence, then gives at most two sentences the sources do say on the
-question's terms, never unrelated padding. Every other sentence is copied from the source it
-cites, so its citations are supported by construction: it cannot invent a claim.
+says so in its first sentence, then gives at most four sentences the sources do say that name
+at least a third of the question's key terms, never unrelated padding (on 260 multi-hop dev
+questions, two sentences naming half the terms lost a third of the answers the old writer's
+text held; four naming a third kept them: HotpotQA 0.32 -> 0.46, old writer 0.48). Every
+other sentence is copied from the source it cites, so its citations are supported by
+construction: it cannot invent a claim.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ NOTICE = (
 )
 REPEAT_JACCARD = 0.6
 FILLER = 0.3  # a sentence scoring under this share of the lead's score is filler
-RELATED_COVERAGE = 0.5  # a not-found answer quotes only sentences naming half the key terms
-RELATED_SENTENCES = 2
+RELATED_COVERAGE = 0.34  # a not-found answer quotes sentences naming a third of the key terms
+RELATED_SENTENCES = 4
 LEAD_POOL = 5  # the lead is the best of the top sentences that passes the evidence test
 
 
