@@ -8,6 +8,8 @@ weak are handed to the critic as the first gaps to fill.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..events import Critiqued, Planned
 from ..llm.parse import Verdict
 from ..pipeline.evidence import Segment
@@ -23,7 +25,8 @@ DEEP_SETTLE_WAIT_S = 2.0
 
 async def deep(run: Run) -> Result:
     request = run.request
-    aspects = tuple(await run.deadline.run(run.parts.stages.planner.plan(run.question)))
+    planned = await run.deadline.run(run.parts.stages.planner.plan(run.question))
+    aspects = tuple(run.vetted(planned, "planned"))
     queries = [run.question, *aspects]
     drafted: Drafted | None = None
     for round_no in range(1, request.deep_rounds + 2):
@@ -38,7 +41,8 @@ async def deep(run: Run) -> Result:
         if round_no > request.deep_rounds or request.schema is not None:
             break
         verdict = await _critique(run, drafted)
-        queries = [] if verdict.complete else _new_queries(verdict.queries, run.gathering)
+        proposed = [] if verdict.complete else run.vetted(verdict.queries, "critic")
+        queries = _new_queries(proposed, run.gathering)
         run.emit(Critiqued(round_no, not queries, tuple(verdict.missing), tuple(queries)))
         if not queries:
             break
@@ -46,9 +50,9 @@ async def deep(run: Run) -> Result:
     return run.result(drafted)
 
 
-def _rank_against_all(run: Run) -> None:
+def _rank_against_all(run: Run, extra: Sequence[str] = ()) -> None:
     """Deep runs rank every read against the question and all queries asked so far."""
-    terms = " ".join(dict.fromkeys([run.question, *run.gathering.queries]))
+    terms = " ".join(dict.fromkeys([run.question, *run.gathering.queries, *extra]))
     run.gathering.segments[:] = [Segment(0, terms, run.request.source_cap)]
 
 
@@ -62,3 +66,15 @@ async def _critique(run: Run, drafted: Drafted) -> Verdict:
 def _new_queries(proposed: list[str], gathering: Gathering) -> list[str]:
     asked = {q.strip().lower() for q in gathering.queries}
     return [q for q in proposed if q.strip() and q.strip().lower() not in asked]
+
+
+async def explore(run: Run, queries: Sequence[str], earlier: Sequence[str] = ()) -> Result:
+    """One deep-sized round of the given queries over what was gathered before (the request's
+    seeds), ranked against the question and every query so far; nothing is written."""
+    run.emit(Planned(tuple(queries), "single", 1))
+    _rank_against_all(run, extra=[*earlier, *queries])
+    limits = RoundLimits(
+        DEEP_CANDIDATES, run.deadline.cap(DEEP_READ_S), DEEP_SETTLE_AFTER, DEEP_SETTLE_WAIT_S
+    )
+    await run.search_and_read(list(queries), limits, run.request.seeds)
+    return run.gathered()
