@@ -199,6 +199,7 @@ class Result:
     cached: bool = False
     session_id: str | None = None
     writer: str = "extractive"
+    confidence_reasons: tuple[str, ...] = ()  # why `confidence` is what it is
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"query": self.query}
@@ -210,6 +211,7 @@ class Result:
         out["sources"] = [s.to_json() for s in self.sources]
         out["queries"] = list(self.queries)
         out["confidence"] = self.confidence
+        out["confidence_reasons"] = list(self.confidence_reasons)
         out["verification"] = self.verification.to_json()
         out["source_trust"] = {"label": self.source_trust.label, "counts": self.source_trust.counts}
         out["usage"] = self.usage.to_json()

@@ -135,4 +135,5 @@ def confidence_line(result: Result) -> str:
     checks = (
         f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
     )
-    return f"confidence · {result.confidence} · {len(result.sources)} sources · {checks}"
+    why = f" · {result.confidence_reasons[0]}" if result.confidence_reasons else ""
+    return f"confidence · {result.confidence}{why} · {len(result.sources)} sources · {checks}"
