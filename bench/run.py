@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -28,7 +29,9 @@ from sleuth.evaluate.questions import Question, load_questions, sample, with_gol
 from sleuth.evaluate.report import summary_json
 from sleuth.evaluate.runner import SleuthArm, proxy_environment, run_arm
 from sleuth.evaluate.score import Score, summarize
+from sleuth.evaluate.unanswerable import Unanswerable, hide_gold
 
+from . import honesty
 from .arms import ARMS, BASELINES, DEEP_ROUNDS, DEFAULT_ARMS, REFERENCE, SLEUTH_ARMS
 from .compare import (
     Comparison,
@@ -44,6 +47,7 @@ from .kb import kb_section
 from .kb import markdown as kb_markdown
 from .kb import to_json as kb_json
 from .render import LatencyRow, goals_section, quality_table, speed_section
+from .service import measure_service, service_section
 from .speed import cli_runs, extraction_throughput
 from .startup import run_startup
 from .web import OfflineWeb
@@ -96,6 +100,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--cli-questions", type=int, default=5)
     ap.add_argument("--throughput-pages", type=int, default=300)
     ap.add_argument("--startup-runs", type=int, default=15)
+    ap.add_argument("--service-questions", type=int, default=21)
+    ap.add_argument("--service-requests", type=int, default=2000)
     ap.add_argument(
         "--baseline-src",
         type=Path,
@@ -133,6 +139,14 @@ def settings_for(web: OfflineWeb) -> Settings:
     )
 
 
+def hidden_ids_file(hidden: Unanswerable) -> Path:
+    """The ids offline_web.py --hide-ids leaves out, one a line."""
+    fd, name = tempfile.mkstemp(prefix="sleuth-bench-hidden-", suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write("".join(f"{i}\n" for i in sorted(hidden.hidden_ids)))
+    return Path(name)
+
+
 def quality(
     web: OfflineWeb, arms: Sequence[str], questions: Sequence[Question]
 ) -> dict[str, list[Score]]:
@@ -163,25 +177,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     docs = load_docs(args.shared / "bench" / "docs.jsonl")
     questions = pick_questions(args.shared, docs, args.sample, args.seed)
-    webs = [
-        OfflineWeb(
-            args.shared / "tools" / "offline_web.py", args.shared / "bench" / "docs.jsonl", extra
-        )
-        for _, extra in CONDITIONS
-    ]
+    hidden = hide_gold(questions, docs)
+    hidden_file = hidden_ids_file(hidden)
+    tool, corpus = args.shared / "tools" / "offline_web.py", args.shared / "bench" / "docs.jsonl"
+    webs = [OfflineWeb(tool, corpus, extra) for _, extra in CONDITIONS]
+    webs.append(OfflineWeb(tool, corpus, ("--hide-ids", str(hidden_file))))
     try:
-        log("starting three offline webs (indexing 17k pages)")
+        log("starting four offline webs (indexing 17k pages)")
         for web in webs:
             web.wait_ready()
         scores = quality(webs[0], arms, questions)
-        speed = measure_speed(args, webs, docs, questions)
+        log(f"unanswerable: {len(hidden.questions)} questions, gold pages hidden")
+        unanswerable = quality(
+            webs[-1], [a for a in honesty.UNANSWERABLE_ARMS if a in arms], hidden.questions
+        )
+        speed = measure_speed(args, webs[: len(CONDITIONS)], docs, questions)
     finally:
         for web in webs:
             web.stop()
+        hidden_file.unlink(missing_ok=True)
     if args.kb != "off":
         log(f"knowledge base section ({args.kb})")
         speed["kb"] = kb_section(args.shared, seed=args.seed, hybrid=args.kb == "hybrid")
     report = Report(args, arms, questions, scores, speed, time.monotonic() - started)
+    report.unanswerable = unanswerable
     md_path = report.write(args.out)
     print(report.markdown())
     log(f"results written to {md_path}")
@@ -210,7 +229,13 @@ def measure_speed(
             rows.append(LatencyRow(label, in_process, cli, cut))
     log("start-up and per-run overhead of the sleuth command")
     startup = run_startup(webs[0].env(), args.startup_runs, args.baseline_src)
-    return {"throughput": throughput, "latency": rows, "startup": startup}
+    log("service: cached answers at 50 clients, fresh quick runs")
+    cli_p50 = statistics.median(c.seconds for c in rows[0].cli) * 1000 if rows[0].cli else None
+    library_p50 = statistics.median(rows[0].in_process_ms) if rows[0].in_process_ms else None
+    service = measure_service(
+        webs[0].env(), nq[: args.service_questions], args.service_requests, cli_p50, library_p50
+    )
+    return {"throughput": throughput, "latency": rows, "startup": startup, "service": service}
 
 
 class Report:
@@ -225,6 +250,7 @@ class Report:
     ) -> None:
         self.args, self.arms, self.questions, self.seconds = args, arms, questions, seconds
         self.scores, self.speed = scores, speed
+        self.unanswerable: dict[str, list[Score]] = {}
         self.rows = {
             label: {arm: [s for s in rows if s.dataset == label] for arm, rows in scores.items()}
             for label, _, _ in DATASETS
@@ -260,8 +286,14 @@ class Report:
             "## Speed\n\n" + speed_section(self.speed["throughput"], self.speed["latency"])
         )
         parts.append("### Start-up and per-run overhead (issue 9)\n\n" + self.speed["startup"])
+        parts.append("### The service (issue 13)\n\n" + service_section(self.speed["service"]))
         if "kb" in self.speed:
             parts.append(kb_markdown(self.speed["kb"]))
+        parts.append(
+            "## Honesty: calibration (issue 10)\n\n"
+            + honesty.section(self.scores, self.unanswerable)
+        )
+        parts.append("## Goals (issue 10, no LLM)\n\n" + goals_section(honesty.goals(self)))
         parts.append("## Goals (issue 3, no LLM)\n\n" + goals_section(goals(self)))
         return "\n".join(parts)
 
@@ -317,6 +349,7 @@ class Report:
                 label: {arm: run_stats(rows) for arm, rows in by_arm.items()}
                 for label, by_arm in self.rows.items()
             },
+            "calibration": honesty.to_json(self.scores, self.unanswerable),
             "throughput_pages_per_s": speed.pages_per_s,
             "latency": [
                 {
@@ -328,6 +361,7 @@ class Report:
                 }
                 for r in self.speed["latency"]
             ],
+            "service": self.speed["service"].to_json(),
             "kb": kb_json(self.speed["kb"]) if "kb" in self.speed else None,
         }
 

@@ -3,6 +3,8 @@
     SleuthError                   exit 1 / HTTP 500 unless a subclass says otherwise
     ├── UsageError                bad input from a user: a flag, a file, a question (exit 1, 400)
     │   ├── ConfigError           a bad config file or environment value
+    │   ├── LLMNotConfigured      the use case needs a model and none is configured (HTTP 503)
+    │   ├── NotFoundError         no such session/run (for an organization: not its own) (404)
     │   └── UnreadableFile        a local file that cannot be indexed; a batch reports and skips it
     ├── SearchError               a search backend failed
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
@@ -11,6 +13,7 @@
     │   └── BlockedURLError       refused by policy (private address, scheme, domain list)
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
+    │   └── NoAnswerError         require_answer and the sources do not answer (exit 3)
     ├── BudgetExceededError       --max-cost reached (exit 2, HTTP 402)
     ├── CitationCheckFailed       --strict-cites and a citation is unsupported (exit 4)
     └── DeadlineExceeded          --max-runtime reached (exit 5, HTTP 504)
@@ -88,6 +91,22 @@ class UnreadableFile(UsageError):
         self.lasting = lasting  # False: installing something may fix it, so try again next time
 
 
+class LLMNotConfigured(UsageError):
+    """A model is needed (structured output, extraction) and none is configured: a server
+    answers 503, since it is the operator's configuration, not the request, that lacks it."""
+
+    http_status = 503
+    code = "LLM_NOT_CONFIGURED"
+
+
+class NotFoundError(UsageError):
+    """A session or run id that does not exist, or that belongs to another organization: the
+    two are indistinguishable on purpose."""
+
+    http_status = 404
+    code = "NOT_FOUND"
+
+
 class SearchError(SleuthError):
     http_status = 502
     code = "SEARCH_FAILED"
@@ -137,6 +156,13 @@ class NoSourcesError(SleuthError):
     exit_code = 3
     http_status = 422
     code = "NO_SOURCES"
+
+
+class NoAnswerError(NoSourcesError):
+    """The answer was given (it says what the sources do say) but they do not answer the
+    question — its confidence is low — and the caller asked for an answer or nothing."""
+
+    code = "NO_ANSWER"
 
 
 class BudgetExceededError(SleuthError):

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..errors import CitationCheckFailed, UsageError
+from ..errors import CitationCheckFailed, NoAnswerError, UsageError
 from ..events import Event
 from ..settings import Settings
 from ..types import Result
@@ -32,6 +32,7 @@ class Output:
     strict_cites: bool = False
     show_cost: bool = True
     deep: bool = False
+    require_answer: bool = False
 
     @classmethod
     def of(cls, flags: dict[str, Any]) -> Output:
@@ -42,6 +43,7 @@ class Output:
             bool(flags.get("strict_cites")),
             not flags.get("no_cost", False),
             flags.get("deep") is not None,
+            bool(flags.get("require_answer")),
         )
 
     @property
@@ -106,6 +108,12 @@ def show(result: Result, output: Output, cost: str = "") -> None:
         raise CitationCheckFailed(
             f"--strict-cites: {len(v.unsupported)} of {v.checked} cited sentences are not "
             "supported by their sources"
+        )
+    if output.require_answer and result.confidence == "low":
+        why = f" ({result.confidence_reasons[0]})" if result.confidence_reasons else ""
+        raise NoAnswerError(
+            f"require_answer: the sources do not answer the question{why}",
+            setting="require_answer",
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..store.records import SessionRecord
-from ..types import Source
+from ..types import Result, Source
 
 
 def _escape_label(text: str) -> str:
@@ -28,13 +28,18 @@ def source_line(source: Source) -> str:
 
 def render_markdown(record: SessionRecord, heading: bool = True) -> str:
     """The answer as saved, with its sources listed; a `# question` title when `heading`."""
-    result = record.result
+    parts = [f"# {record.question}"] if heading else []
+    return "\n\n".join([*parts, result_markdown(record.result)])
+
+
+def result_markdown(result: Result, references: bool = True) -> str:
+    """A result's answer (or its filled schema as JSON), then its numbered `## Sources` list
+    unless `references` is false: what the SSE report and the MCP tool's text carry."""
     if result.data is not None and not result.answer:
         body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
     else:
         body = (result.answer or "").strip()
-    parts = [f"# {record.question}"] if heading else []
-    parts.append(body)
-    if result.sources:
+    parts = [body]
+    if references and result.sources:
         parts.append("## Sources\n\n" + "\n".join(source_line(s) for s in result.sources))
     return "\n\n".join(parts) + "\n"
