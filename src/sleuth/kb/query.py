@@ -8,6 +8,8 @@ rows) is what a source is and what a citation names.
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,11 +113,11 @@ class DenseIndex:
         if not ids:
             return []
         q = np.frombuffer(query, dtype=np.float32)
-        scores = matrix @ q  # type: ignore[operator]
+        scores = matrix @ q
         top = np.argsort(-scores)[:limit]
         return [ChunkHit(ids[i][0], ids[i][1], float(scores[i])) for i in top]
 
-    def _matrix(self, store: KnowledgeStore, scope: Scope) -> tuple[list[tuple[int, int]], object]:
+    def _matrix(self, store: KnowledgeStore, scope: Scope) -> tuple[list[tuple[int, int]], Any]:
         import numpy as np
 
         version = store.vectors_version(scope)
