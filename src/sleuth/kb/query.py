@@ -8,11 +8,10 @@ rows) is what a source is and what a citation names.
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from .ingest import Embedder
