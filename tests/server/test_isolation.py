@@ -38,8 +38,8 @@ def operations(served: Served) -> list[tuple[str, str, str | None]]:
     return found
 
 
-def fill(path: str, **params: str) -> str:
-    return re.sub(r"\{(\w+)\}", lambda m: params[m.group(1)], path)
+def fill(template: str, **params: str) -> str:
+    return re.sub(r"\{(\w+)\}", lambda m: params[m.group(1)], template)
 
 
 def test_org_a_gets_404_for_every_org_b_path_and_id(testweb_env: TestWeb) -> None:
@@ -61,12 +61,12 @@ def test_org_a_gets_404_for_every_org_b_path_and_id(testweb_env: TestWeb) -> Non
         for method, path, schema in org_ops:
             body = BODIES[schema] if schema else None
             for org, headers in (("b-corp", a), ("b-corp", a_search_only), ("nobody", a)):
-                url = served.base + fill(path, org=org, run_id=b_run)
+                url = served.base + fill(path, org=org, run_id=b_run, path="upload/x.pdf")
                 got = httpx.request(method, url, json=body, headers=headers)
                 assert got.status_code == 404, (method, path, org, got.text)
                 assert got.json()["code"] == "NOT_FOUND" and b_run not in got.text
             if "{run_id}" in path:  # B's id under A's own organization: unknown too
-                url = served.base + fill(path, org="a-corp", run_id=b_run)
+                url = served.base + fill(path, org="a-corp", run_id=b_run, path="upload/x")
                 assert httpx.request(method, url, headers=a).status_code == 404
         # Nothing ran for A, and A's usage and runs show nothing of B's.
         assert served.metric("sleuth_runs_total", depth="quick", outcome="ok") == runs_before

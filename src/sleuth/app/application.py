@@ -31,6 +31,7 @@ from ..types import Result, SearchResult
 from . import steer as steered
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
 from .diff import SessionDiff, diff_sessions
+from .knowledge import Knowledge
 from .lookup import MAX_EXTRACT_URLS, ReadHit, filtered, guarded, read_hits, url_results
 from .options import Prepared, prepare
 from .seeds import seed_results
@@ -50,6 +51,7 @@ class Sleuth:
         self.settings = settings or Settings()
         self.home = sleuth_home(self.settings.env)
         self.resources = Resources(self.home)
+        self.knowledge = Knowledge(self.settings.env)
         self._store = store
 
     async def __aenter__(self) -> Sleuth:

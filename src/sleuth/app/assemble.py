@@ -228,7 +228,7 @@ def fallback_spec(settings: Settings) -> str:
 
 def backend_settings(settings: Settings) -> BackendSettings:
     env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_")}
-    extra = {"kb": settings.kb, "kb_hybrid": settings.kb_hybrid}
+    extra = {"kb": settings.kb, "kb_hybrid": settings.kb_hybrid, "kb_owner": settings.kb_owner}
     return BackendSettings(env=env, include=settings.include, extra=extra)
 
 

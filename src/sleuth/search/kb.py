@@ -12,7 +12,7 @@ import asyncio
 from datetime import UTC, datetime
 
 from ..errors import UsageError
-from ..kb import DEFAULT_KB, KbHit, KnowledgeBase, open_store
+from ..kb import DEFAULT_KB, LOCAL_OWNER, KbHit, KnowledgeBase, open_store
 from ..kb.ingest import Embedder
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
@@ -74,7 +74,9 @@ def embedder_for(settings: BackendSettings) -> Embedder | None:
 
 def build(settings: BackendSettings, regs: Registries) -> SearchBackend:
     name = settings.option or str(settings.extra.get("kb") or DEFAULT_KB)
-    kb = KnowledgeBase(open_store(settings.env), name, embedder=embedder_for(settings))
+    owner = str(settings.extra.get("kb_owner") or LOCAL_OWNER)
+    store = open_store(settings.env)
+    kb = KnowledgeBase(store, name, owner, embedder=embedder_for(settings))
     if kb.stats().documents == 0:
         kb.store.close()
         raise UsageError(

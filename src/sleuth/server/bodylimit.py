@@ -17,6 +17,9 @@ def _message(limit: int) -> str:
     return f"the request body is larger than {limit:,} bytes"
 
 
+UPLOAD_BYTES = 20_500_000  # a 20 MB file plus its multipart framing
+
+
 class BodyLimit:
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -26,6 +29,21 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = UPLOAD_BYTES if _is_upload(scope) else self.max_bytes
+        await Limited(self.app, limit)(scope, receive, send)
+
+
+def _is_upload(scope: Scope) -> bool:
+    """Knowledge-base uploads carry files; every other body is a small JSON request."""
+    return scope.get("method") == "POST" and str(scope.get("path", "")).endswith("/kb/files")
+
+
+class Limited:
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if _declared(scope) > self.max_bytes:
             await too_large(self.max_bytes).response()(scope, receive, send)
             return

@@ -132,6 +132,12 @@ class ResearchBody(Filters):
     language: str | None = Field(None, max_length=40, description=SETTINGS["language"].help)
     tldr: bool | None = Field(None, description=SETTINGS["tldr"].help)
     cite_min_recall: float | None = table_field("cite_min_recall")
+    kb: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+        description="Also search this knowledge base of the organization (uploaded with "
+        "POST /api/orgs/{org}/kb/files); its documents are cited as upload/NAME with their page.",
+    )
 
     @field_validator("query")
     @classmethod
@@ -155,6 +161,8 @@ class ResearchBody(Filters):
             values["cite_min_recall"] = self.cite_min_recall
         if self.schema_ is not None:
             values["schema"] = self.schema_
+        if self.kb is not None:
+            values["kb"] = self.kb
         return values
 
 

@@ -78,7 +78,13 @@ class Research:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def prepare(self, org: str, values: dict[str, Any]) -> Prepared:
-        prepared = self.app.prepare(values.pop("query"), **{**self.config.defaults, **values})
+        merged = {**self.config.defaults, **values}
+        if kb := merged.pop("kb", None):
+            web = str(merged.get("search") or "duckduckgo")
+            merged["search"] = f"kb:{kb}" if web == "none" else f"multi:kb:{kb},{web}"
+        # Whatever searches a knowledge base searches this organization's, and no other's.
+        merged["kb_owner"] = org
+        prepared = self.app.prepare(merged.pop("query"), **merged)
         return replace(prepared, saving=replace(prepared.saving, org=org))
 
     async def answer(self, org: str, values: dict[str, Any], *, no_cache: bool) -> Answer:

@@ -35,6 +35,7 @@ class Settings:
     include: tuple[str, ...] = ()
     kb: str = "default"  # the knowledge base `--search=kb` uses
     kb_hybrid: bool = False  # BM25 only: hybrid's gain on the bench was within noise
+    kb_owner: str = "local"  # whose knowledge bases `kb` searches (the service: the org)
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None

@@ -16,7 +16,8 @@ _MEANING = {
     404: "Not found (also: an organization or id that is not the caller's).",
     409: "IDEMPOTENCY_KEY_IN_PROGRESS: the first request with this key is still running.",
     413: "The body is larger than 1 MB.",
-    422: "IDEMPOTENCY_KEY_REUSED, or the run found no sources (NO_SOURCES).",
+    422: "IDEMPOTENCY_KEY_REUSED, the run found no sources (NO_SOURCES), or an uploaded file "
+    "cannot be read (UNREADABLE_FILE).",
     429: "RATE_LIMITED: the organization's request rate or running-run limit (Retry-After).",
     500: "An internal error; the body names the request id.",
     502: "A search backend or the model endpoint failed.",

@@ -9,8 +9,10 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse, Response
 
 from ..auth import Principal, ServerState, scoped
+from ..errors import ApiError
 from ..idempotency import idempotent
 from ..models import ResearchBody, ResearchResult
+from ..state import State
 from ..stream import research_stream, wants_events
 from .common import POST_ERRORS, check_rate, documented
 
@@ -48,6 +50,8 @@ async def research(
     With `Accept: text/event-stream` the run's events stream as server-sent events, ending
     with a `result` event (this response's JSON) or an `error` event."""
     await check_rate(state, caller.org)
+    if body.kb is not None:
+        await _known_kb(state, caller.org, body.kb)
     if wants_events(request):
         values = {"query": body.query, **body.values()}
         return await research_stream(state, caller.org, values, no_cache=body.no_cache)
@@ -61,3 +65,10 @@ async def research(
         return JSONResponse(answer.body)
 
     return await idempotent(request, state, caller.org, payload, run)
+
+
+async def _known_kb(state: State, org: str, name: str) -> None:
+    """A knowledge base the organization does not have (or that is empty) is a 404, like any
+    other name that is not the caller's."""
+    if not any(b.name == name and b.documents for b in await state.app.knowledge.bases(org)):
+        raise ApiError(404, "NOT_FOUND", f"no knowledge base {name!r} with documents")
