@@ -7,7 +7,9 @@
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
     │   └── RateLimitedError      the backend throttled us; bench it for the run
     ├── FetchError                one page could not be read; becomes a `fetch.skipped` event
-    │   └── BlockedURLError       refused by policy (private address, scheme, domain list)
+    │   ├── BlockedURLError       refused by policy (private address, scheme, domain list)
+    │   ├── TooLargeError         the body or document is over a size cap
+    │   └── ExtractionError       parsing the document overran its sandbox (memory, time, crash)
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
     ├── BudgetExceededError       --max-cost reached (exit 2, HTTP 402)
@@ -68,9 +70,21 @@ class FetchError(SleuthError):
         self.reason = reason
         self.url = url
 
+    def __reduce__(self) -> tuple[type[FetchError], tuple[str, str]]:
+        # Raised inside extraction workers and pickled back: keep the URL, not only the reason.
+        return type(self), (self.reason, self.url)
+
 
 class BlockedURLError(FetchError):
     code = "BLOCKED_URL"
+
+
+class TooLargeError(FetchError):
+    code = "TOO_LARGE"
+
+
+class ExtractionError(FetchError):
+    code = "EXTRACTION_FAILED"
 
 
 class LLMError(SleuthError):

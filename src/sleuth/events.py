@@ -77,6 +77,9 @@ class FetchSkipped(Event):
     kind: ClassVar[str] = "fetch.skipped"
     url: str
     reason: str
+    # Why, as a stable code a program can branch on: the FetchError subclass's `code`
+    # (FETCH_FAILED, BLOCKED_URL, TOO_LARGE, EXTRACTION_FAILED), NOT_READ_IN_TIME or STALE.
+    code: str = "FETCH_FAILED"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 Safety is layered: the SSRF guard checks the URL and every redirect hop before anything is sent
 (redirects are followed here, never by the client); the body is streamed and cut at a size cap
 after bounded decompression; a total deadline defeats slow-drip servers. Extraction (trafilatura,
-pdfium) runs in a worker thread so a heavy page never stalls the event loop.
+pdfium) runs in a sandbox worker process with a memory and a time limit (`sandbox.py`), so a
+hostile document can neither stall the event loop, nor exhaust memory, nor outlive its read.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from functools import cache
 
 import httpx2
 
-from ..errors import BlockedURLError, FetchError
+from ..errors import BlockedURLError, FetchError, TooLargeError
 from ..types import Page
 from .body import Body, Inflater, Kind, decode_text, kind_from_headers, settle_kind
 from .extract import Extracted, extract_html
 from .guard import GuardPolicy, Resolver, check_url, is_blocked_address
 from .pdf import extract_pdf
+from .sandbox import Sandbox, shared_sandbox
 
 # Fewer characters than this after extraction is an empty shell (a consent wall, a JS app).
 MIN_TEXT_CHARS = 40
@@ -55,9 +57,11 @@ class HttpFetcher:
         client: httpx2.AsyncClient | None = None,
         *,
         resolver: Resolver | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self._settings = settings
         self._resolver = resolver
+        self._sandbox = sandbox or shared_sandbox()
         self._gates: dict[str, asyncio.Semaphore] = {}
         self._owns_client = client is None
         self._client = client or httpx2.AsyncClient(
@@ -83,7 +87,10 @@ class HttpFetcher:
             if exc.url:
                 raise
             raise type(exc)(exc.reason, url) from exc
-        return await asyncio.to_thread(_to_page, body, self._settings.pdf_max_pages)
+        try:
+            return await self._sandbox.run(to_page, body, self._settings.pdf_max_pages)
+        except FetchError as exc:
+            raise type(exc)(exc.reason, exc.url or url) from exc
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -148,7 +155,7 @@ class HttpFetcher:
         kind = kind_from_headers(mime, response.url.path)
         cap = self._settings.max_bytes
         if kind == "pdf" and int(response.headers.get("content-length") or 0) > cap:
-            raise FetchError("too large", url)
+            raise TooLargeError("too large", url)
         inflater = Inflater(response.headers.get("content-encoding", ""))
         chunks: list[bytes] = []
         size = 0
@@ -175,7 +182,8 @@ def _tls_context() -> ssl.SSLContext:
     return httpx2.create_ssl_context(trust_env=True)
 
 
-def _to_page(body: Body, pdf_max_pages: int) -> Page:
+def to_page(body: Body, pdf_max_pages: int) -> Page:
+    """Extract a downloaded body into a Page; runs inside a sandbox worker."""
     kind = settle_kind(kind_from_headers(body.mime, _path(body.final_url)), body)
     extracted = _extract(kind, body, pdf_max_pages)
     if len(extracted.text.strip()) < MIN_TEXT_CHARS:
@@ -195,7 +203,7 @@ def _to_page(body: Body, pdf_max_pages: int) -> Page:
 def _extract(kind: Kind, body: Body, pdf_max_pages: int) -> Extracted:
     if kind == "pdf":
         if body.truncated:
-            raise FetchError("too large", body.url)
+            raise TooLargeError("too large", body.url)
         try:
             return extract_pdf(body.data, max_pages=pdf_max_pages)
         except FetchError as exc:

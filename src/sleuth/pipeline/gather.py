@@ -159,7 +159,7 @@ def filter_domains(
             if cand.result.page is None:
                 policy.check(cand.url)
         except BlockedURLError as exc:
-            events.append(FetchSkipped(cand.url, exc.reason))
+            events.append(FetchSkipped(cand.url, exc.reason, exc.code))
             gathering.causes.append(f"{cand.url}: {exc.reason}")
             continue
         allowed.append(cand)
@@ -214,11 +214,11 @@ def _refusal(read: Read, gathering: Gathering, policy: DomainPolicy) -> Event | 
         try:
             policy.check(redirected)
         except BlockedURLError as exc:
-            return FetchSkipped(url, f"redirected: {exc.reason}")
+            return FetchSkipped(url, f"redirected: {exc.reason}", exc.code)
     since = gathering.request.since
     published = (read.page.published if read.page else None) or read.candidate.result.published
     if since is not None and is_before(published, since):
-        return FetchSkipped(url, f"published {published}, before --since {since}")
+        return FetchSkipped(url, f"published {published}, before --since {since}", "STALE")
     if read.page is not None and gathering.dupes is not None:
         copy_of = _duplicate_of(read, gathering)
         if copy_of is not None:

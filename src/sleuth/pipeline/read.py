@@ -81,7 +81,9 @@ async def read_all(
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
     for url in outcome.unfinished:
-        yield FetchSkipped(url, "not read within the deadline; using its search snippet")
+        yield FetchSkipped(
+            url, "not read within the deadline; using its search snippet", "NOT_READ_IN_TIME"
+        )
 
 
 def _record(item: tuple[str, Page | FetchError, int], outcome: ReadOutcome) -> list[Event]:
@@ -90,6 +92,6 @@ def _record(item: tuple[str, Page | FetchError, int], outcome: ReadOutcome) -> l
         outcome.failed[url] = page.reason
         if isinstance(page, BlockedURLError):
             outcome.blocked.add(url)
-        return [FetchSkipped(url, page.reason)]
+        return [FetchSkipped(url, page.reason, page.code)]
     outcome.pages[url] = page
     return [Fetched(url, len(page.text), ms, page.from_cache)]

@@ -3,6 +3,11 @@
 Paths are files or directories (one level deep) of .md, .txt, .html and .pdf. Files are read
 once when the backend is built (a missing or unreadable path is a usage error, not a silent
 skip) and returned as pre-read results with `file://` URLs, so the engine never fetches them.
+
+A named path must be a regular file (a FIFO or `/dev/zero` is refused, never read); inside a
+named directory, entries that are not regular files, and symlinks that lead out of the
+directory, are passed over. Files are capped in size one by one and together, and parsed in the
+extraction sandbox like any web page.
 """
 
 from __future__ import annotations
@@ -10,7 +15,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import FetchError, UsageError
+from ..fetch.extract import Extracted
+from ..localread import inside, is_regular, read_regular
 from ..ports import SearchQuery
 from ..registry import BackendSettings, Registries
 from ..text.passages import bm25_scores
@@ -18,6 +25,8 @@ from ..types import Page, SearchResult
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
 MAX_FILE_BYTES = 20_000_000
+MAX_TOTAL_BYTES = 200_000_000
+PARSED = {".pdf": "application/pdf", ".html": "text/html", ".htm": "text/html"}
 
 
 def expand_paths(paths: tuple[str, ...]) -> list[Path]:
@@ -27,9 +36,7 @@ def expand_paths(paths: tuple[str, ...]) -> list[Path]:
         if not path.exists():
             raise UsageError(f"--include: no such file or directory: {raw}")
         if path.is_dir():
-            files.extend(
-                sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)
-            )
+            files.extend(_directory_files(path))
         elif path.suffix.lower() in SUFFIXES:
             files.append(path)
         else:
@@ -40,34 +47,65 @@ def expand_paths(paths: tuple[str, ...]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in files))
 
 
-def read_file(path: Path) -> Page:
-    from ..fetch.extract import extract_html
-    from ..fetch.pdf import extract_pdf
+def _directory_files(root: Path) -> list[Path]:
+    """Regular files of a supported type directly in `root`, not leading out of it."""
+    return sorted(
+        p
+        for p in root.iterdir()
+        if p.suffix.lower() in SUFFIXES and is_regular(p) and inside(p, root)
+    )
 
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise UsageError(f"--include: {path} is larger than {MAX_FILE_BYTES // 1_000_000} MB")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"--include: cannot read {path}: {exc.strerror}") from exc
+
+def read_files(paths: list[Path]) -> list[Page]:
+    pages: list[Page] = []
+    total = 0
+    for path in paths:
+        page, size = read_file(path)
+        total += size
+        if total > MAX_TOTAL_BYTES:
+            raise UsageError(
+                f"--include: more than {MAX_TOTAL_BYTES // 1_000_000} MB of files; include fewer"
+            )
+        pages.append(page)
+    return pages
+
+
+def read_file(path: Path) -> tuple[Page, int]:
+    """The file as a Page, and its size in bytes."""
+    from ..fetch.sandbox import shared_sandbox
+
+    data = read_regular(path, MAX_FILE_BYTES, "--include")
     suffix = path.suffix.lower()
     fetched = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat(timespec="seconds")
-    if suffix == ".pdf":
-        ex = extract_pdf(data)
-        title, text, kind = ex.title, ex.text, "application/pdf"
-    elif suffix in (".html", ".htm"):
-        ex = extract_html(data.decode("utf-8", errors="replace"), path.as_uri())
-        title, text, kind = ex.title, ex.text, "text/html"
-    else:
-        text = data.decode("utf-8", errors="replace")
-        title, kind = _markdown_title(text) or path.stem, "text/plain"
-    return Page(
+    try:
+        if suffix in PARSED:
+            ex = shared_sandbox().run_sync(extract_local, data, suffix, path.as_uri())
+        else:  # plain text needs no parser, and so no worker
+            ex = extract_local(data, suffix, path.as_uri())
+    except FetchError as exc:
+        raise UsageError(f"--include: cannot read {path}: {exc.reason}") from exc
+    title, text = ex.title or (path.stem if suffix not in PARSED else ""), ex.text
+    page = Page(
         url=path.as_uri(),
         title=title or path.name,
         text=text,
         fetched_at=fetched,
-        content_type=kind,
+        content_type=PARSED.get(suffix, "text/plain"),
     )
+    return page, len(data)
+
+
+def extract_local(data: bytes, suffix: str, uri: str) -> Extracted:
+    """Text and title of a local file's bytes; runs inside a sandbox worker."""
+    from ..fetch.extract import extract_html
+    from ..fetch.pdf import extract_pdf
+
+    if suffix == ".pdf":
+        return extract_pdf(data)
+    text = data.decode("utf-8", errors="replace")
+    if suffix in (".html", ".htm"):
+        return extract_html(text, uri)
+    return Extracted(_markdown_title(text), text, None)
 
 
 def _markdown_title(text: str) -> str:
@@ -102,7 +140,7 @@ class LocalSearch:
 
 
 def build(settings: BackendSettings, regs: Registries) -> LocalSearch:
-    return LocalSearch([read_file(p) for p in expand_paths(settings.include)])
+    return LocalSearch(read_files(expand_paths(settings.include)))
 
 
 def register(regs: Registries) -> None:
