@@ -23,28 +23,52 @@ def test_every_command_has_an_example_in_its_help() -> None:
         assert "sleuth " in text.split("Example", 1)[1], f"{path} --help example is not a command"
 
 
-# Never read from the environment: a stray variable must not hide sessions from a listing
-# (config/env tags label new runs only) nor delete any.
-NO_ENV_TWIN = {
-    ("sleuth sessions ls", "--tag"),
-    ("sleuth stats", "--tag"),
-    ("sleuth sessions prune", "--older-than"),
-    ("sleuth sessions prune", "--keep"),
-    ("sleuth sessions prune", "--dry-run"),
-}
-
-
-def test_every_flag_has_an_env_twin_except_filters_and_deletion() -> None:
+def test_env_twins_come_from_the_settings_table_and_mean_one_thing() -> None:
+    """Every variable a flag reads is its table setting's twin, so one variable means one thing
+    in every command; options only one command has (eval's --limit, export's --format, the
+    listing filters, prune) and output paths are never read from the environment."""
     import click
 
     from sleuth.cli.main import cli
     from sleuth.cli.reference import _commands
+    from sleuth.settings.table import SETTINGS
 
+    by_env = {s.env_name: s for s in SETTINGS.values() if s.env_name}
+    seen: dict[str, set[str]] = {}
     for path, command in _commands(cli, "sleuth"):
         for param in command.params:
-            if not isinstance(param, click.Option) or param.name == "help":
+            if not isinstance(param, click.Option) or not param.envvar:
                 continue
-            exempt = (path, param.opts[0]) in NO_ENV_TWIN
-            assert bool(param.envvar) != exempt, f"{path} {param.opts[0]}"
-            if param.envvar:
-                assert str(param.envvar).startswith("SLEUTH_"), f"{path} {param.opts[0]}"
+            env = str(param.envvar)
+            if env == "SLEUTH_PROFILE":
+                continue
+            assert env in by_env, f"{path} {param.opts[0]} reads {env}, not a table setting"
+            assert by_env[env].flag in param.opts, f"{path} {param.opts[0]} reads {env}"
+            seen.setdefault(env, set()).add(param.opts[0])
+    assert all(len(flags) == 1 for flags in seen.values()), seen
+    assert SETTINGS["out"].env_name is None
+    assert "SLEUTH_OUT" not in seen and "SLEUTH_LIMIT" not in seen and "SLEUTH_FORMAT" not in seen
+    assert SETTINGS["tag"].env_name == "SLEUTH_TAG"
+
+
+def test_the_dataclasses_agree_with_the_settings_table() -> None:
+    """Engine settings and run options are declared in the table once; the dataclasses that
+    carry them have the same names and defaults."""
+    from dataclasses import fields
+
+    from sleuth.settings import Settings
+    from sleuth.settings.table import SETTINGS
+    from sleuth.types import ResearchRequest
+
+    engine = {f.name: f.default for f in fields(Settings)}
+    request = {f.name: f.default for f in fields(ResearchRequest)}
+    renamed = {"allow_domain": "allow_domains", "deny_domain": "deny_domains"}
+    derived = {"since", "deep", "no_dedupe", "no_verify_cites", "schema", "max_runtime"}
+    for s in SETTINGS.values():
+        if s.target == "engine":
+            assert s.name in engine and engine[s.name] == s.default, s.name
+        elif s.target == "run" and s.name not in derived:
+            name = renamed.get(s.name, s.name)
+            assert name in request, s.name
+            if name not in renamed.values():
+                assert request[name] == s.default, s.name

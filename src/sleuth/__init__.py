@@ -4,12 +4,14 @@
     result = await research("How long are Example Cloud audit logs kept?", search="searxng")
     print(result.answer)
 
-`Engine.run(request)` is the underlying async iterator of typed events (see `sleuth.events`).
+`Sleuth` (the application object) owns the shared resources and every use case: keep one per
+process and call `ask`, `stream`, `search`, `resume`, `continue_`, `rerun`, `diff`, `export`,
+`doctor` on it. `Engine.run(request)` is the underlying async iterator of typed events (see
+`sleuth.events`).
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from .errors import SleuthError
@@ -17,9 +19,11 @@ from .events import Done, Event, Failed
 from .types import ResearchRequest, Result
 
 if TYPE_CHECKING:
-    from .engine.engine import Engine
+    from .app.application import Sleuth
+    from .engine import Engine
 
-__all__ = ["Engine", "Event", "ResearchRequest", "Result", "SleuthError", "research"]
+__all__ = ["Done", "Engine", "Event", "Failed", "ResearchRequest", "Result", "Sleuth",
+           "SleuthError", "research"]  # fmt: skip
 __version__ = "0.1.0"
 
 
@@ -27,30 +31,25 @@ def __getattr__(name: str) -> Any:
     # The engine pulls in extraction and HTTP; load it on first use, not on `import sleuth`
     # (which the CLI's shell completion pays for on every TAB).
     if name == "Engine":
-        from .engine.engine import Engine
+        from .engine import Engine
 
         return Engine
+    if name == "Sleuth":
+        from .app.application import Sleuth
+
+        return Sleuth
     raise AttributeError(f"module 'sleuth' has no attribute {name!r}")
 
 
 async def research(question: str, **options: Any) -> Result:
     """Run one research request and return its result; raises SleuthError on failure.
 
-    Options are `ResearchRequest` fields (max_sources, depth, ...) and `Settings` fields
-    (search, include, base_url, model, no_cache, ...).
+    Options are setting names (`search`, `include`, `max_sources`, `since`, `deep`, ...; see the
+    README's settings) or `ResearchRequest` fields. The run is not saved as a session unless
+    `no_sessions=False`.
     """
-    from .app.assemble import Settings, assemble, request_from
+    from .app.application import Sleuth
 
-    setting_names = {f.name for f in fields(Settings)}
-    settings = Settings().with_(**{k: v for k, v in options.items() if k in setting_names})
-    request = request_from(question, **{k: v for k, v in options.items() if k not in setting_names})
-    built = assemble(settings)
-    try:
-        async for event in built.engine.run(request):
-            if isinstance(event, Done):
-                return event.result
-            if isinstance(event, Failed):
-                raise event.exception or SleuthError(event.error)
-    finally:
-        await built.aclose()
-    raise SleuthError("the run ended without a result")
+    options.setdefault("no_sessions", True)
+    async with Sleuth() as app:
+        return await app.ask(question, **options)

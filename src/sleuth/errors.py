@@ -8,7 +8,6 @@
     │   └── RateLimitedError      the backend throttled us; bench it for the run
     ├── FetchError                one page could not be read; becomes a `fetch.skipped` event
     │   ├── BlockedURLError       refused by policy (private address, scheme, domain list)
-    │   ├── TooLargeError         the body or document is over a size cap
     │   └── ExtractionError       parsing the document overran its sandbox (memory, time, crash)
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
@@ -17,10 +16,33 @@
     └── DeadlineExceeded          --max-runtime reached (exit 5, HTTP 504)
 
 Every user-facing error carries its exit code and HTTP status so each interface can map it
-without a lookup table of its own.
+without a lookup table of its own. An error about one setting names it (`setting`, e.g.
+`max_sources`) in its message; each interface words it in its own terms with `worded` (the CLI
+says `--max-sources`, the API the JSON field), so no layer below the interfaces knows a flag.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Literal
+
+# Why a page was not used, for programs that react to it (the UI's "skipped" list, metrics).
+SkipCause = Literal[
+    "blocked",  # the address guard or a policy refused it (private address, scheme, ...)
+    "domain",  # outside the allow list or on the deny list
+    "timeout",  # the server did not answer in time
+    "unreachable",  # DNS or connection failure
+    "http",  # an HTTP error status
+    "too-large",  # over the body or page cap
+    "unsupported",  # a content type or encoding Sleuth does not read
+    "no-text",  # read, but nothing usable was extracted
+    "extraction",  # parsing it overran the sandbox's memory or time, or crashed the parser
+    "deadline",  # not read within the round's deadline; its snippet is used
+    "stale",  # published before `since`
+    "browser",  # the headless browser could not read it
+    "error",  # anything else (an adapter bug costs one page, not the run)
+]
 
 
 class SleuthError(Exception):
@@ -28,6 +50,21 @@ class SleuthError(Exception):
     http_status = 500
     code = "INTERNAL"
     retryable = False
+
+    def __init__(self, message: str = "", *, setting: str | None = None) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+    def worded(self, name_for: Callable[[str], str]) -> str:
+        """The message with the setting's name as an interface calls it."""
+        return worded(str(self), self.setting, name_for)
+
+
+def worded(text: str, setting: str | None, name_for: Callable[[str], str]) -> str:
+    """`text` with whole-word mentions of `setting` renamed by `name_for`."""
+    if not setting:
+        return text
+    return re.sub(rf"(?<![\w-]){re.escape(setting)}(?![\w-])", name_for(setting), text)
 
 
 class UsageError(SleuthError):
@@ -64,27 +101,27 @@ class FetchError(SleuthError):
     """A page that could not be read. `reason` is short and shown to users as-is."""
 
     code = "FETCH_FAILED"
+    default_cause: SkipCause = "error"
 
-    def __init__(self, reason: str, url: str = "") -> None:
+    def __init__(self, reason: str, url: str = "", *, cause: SkipCause | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.url = url
+        self.cause: SkipCause = cause or self.default_cause
 
-    def __reduce__(self) -> tuple[type[FetchError], tuple[str, str]]:
-        # Raised inside extraction workers and pickled back: keep the URL, not only the reason.
-        return type(self), (self.reason, self.url)
+    def __reduce__(self) -> tuple[type[FetchError], tuple[str, str], dict[str, SkipCause]]:
+        # Raised inside extraction workers and pickled back: keep the URL and the cause.
+        return type(self), (self.reason, self.url), {"cause": self.cause}
 
 
 class BlockedURLError(FetchError):
     code = "BLOCKED_URL"
-
-
-class TooLargeError(FetchError):
-    code = "TOO_LARGE"
+    default_cause: SkipCause = "blocked"
 
 
 class ExtractionError(FetchError):
     code = "EXTRACTION_FAILED"
+    default_cause: SkipCause = "extraction"
 
 
 class LLMError(SleuthError):

@@ -1,22 +1,27 @@
 """Run events: the one typed stream every interface consumes.
 
-The engine yields these in order and ends with `Done` (carrying the result) or `Failed`.
-The CLI progress line, `--verbose`, and later the SSE API and MCP progress are all readers of
-this stream; none of them reach into the engine.
+A run yields these in order and ends with `Done` (carrying the result) or `Failed`. The CLI's
+progress line and `--verbose`, the SSE streams, MCP progress and the web UI all read this stream;
+none of them reach into the engine. `AnyEvent` is the closed union of every event; each event's
+`kind` is `<subject>.<what happened>`, and the engine stamps every event with its run's id and a
+sequence number (`seq`, from 1), so an event is self-describing on the wire.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
-from .errors import SleuthError
+from .errors import SkipCause, SleuthError, worded
 from .types import Result, Source
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
     kind: ClassVar[str] = "event"
+    run_id: str = field(default="", kw_only=True)
+    seq: int = field(default=0, kw_only=True)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.kind}
@@ -27,13 +32,16 @@ class Event:
 
     def describe(self) -> str:
         """One human line for --verbose."""
-        parts = [f"{k}={v!r}" for k, v in self.to_json().items() if k != "type"]
+        skip = {"type", "run_id", "seq"}
+        parts = [f"{k}={v!r}" for k, v in self.to_json().items() if k not in skip]
         return f"{self.kind} " + " ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
 class Planned(Event):
-    kind: ClassVar[str] = "plan"
+    """The queries a round is about to search (the question first, then sub-queries)."""
+
+    kind: ClassVar[str] = "plan.ready"
     queries: tuple[str, ...]
     plan: str = "single"
     round: int = 1
@@ -41,10 +49,16 @@ class Planned(Event):
 
 @dataclass(frozen=True, slots=True)
 class Notice(Event):
-    """Something a user should see even without --verbose (fallback used, no LLM, ...)."""
+    """Something a user should see even without --verbose (fallback used, no LLM, ...).
+
+    `setting` names the setting the message is about, for interfaces to word it their way."""
 
     kind: ClassVar[str] = "notice"
     message: str
+    setting: str | None = None
+
+    def worded(self, name_for: Callable[[str], str]) -> str:
+        return worded(self.message, self.setting, name_for)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +72,9 @@ class Searched(Event):
 
 @dataclass(frozen=True, slots=True)
 class SearchDegraded(Event):
-    kind: ClassVar[str] = "search.degraded"
+    """A backend failed for one query; the round goes on with what the others found."""
+
+    kind: ClassVar[str] = "search.failed"
     backend: str
     error: str
 
@@ -74,19 +90,19 @@ class Fetched(Event):
 
 @dataclass(frozen=True, slots=True)
 class FetchSkipped(Event):
+    """A candidate page not used: `cause` is for programs, `reason` for people."""
+
     kind: ClassVar[str] = "fetch.skipped"
     url: str
     reason: str
-    # Why, as a stable code a program can branch on: the FetchError subclass's `code`
-    # (FETCH_FAILED, BLOCKED_URL, TOO_LARGE, EXTRACTION_FAILED), NOT_READ_IN_TIME or STALE.
-    code: str = "FETCH_FAILED"
+    cause: SkipCause = "error"
 
 
 @dataclass(frozen=True, slots=True)
 class NearDuplicate(Event):
     """A page dropped because its text nearly repeats a page already kept (syndicated copy)."""
 
-    kind: ClassVar[str] = "near-duplicate"
+    kind: ClassVar[str] = "fetch.duplicate"
     url: str
     duplicate_of: str
 
@@ -109,6 +125,8 @@ class WriterStarted(Event):
     def to_json(self) -> dict[str, Any]:
         return {
             "type": self.kind,
+            "run_id": self.run_id,
+            "seq": self.seq,
             "writer": self.writer,
             "sources": len(self.sources),
             "round": self.round,
@@ -125,7 +143,7 @@ class WriterDelta(Event):
 class Critiqued(Event):
     """A deep round's gap check: complete, or what is missing and what to search next."""
 
-    kind: ClassVar[str] = "critic"
+    kind: ClassVar[str] = "critic.done"
     round: int
     complete: bool
     missing: tuple[str, ...]
@@ -141,28 +159,73 @@ class Verified(Event):
 
 @dataclass(frozen=True, slots=True)
 class Done(Event):
-    kind: ClassVar[str] = "done"
+    kind: ClassVar[str] = "run.done"
     result: Result
 
     def describe(self) -> str:
         r = self.result
         return (
-            f"done sources={len(r.sources)} citations={len(r.citations)} confidence={r.confidence}"
+            f"{self.kind} sources={len(r.sources)} citations={len(r.citations)} "
+            f"confidence={r.confidence}"
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Failed(Event):
-    kind: ClassVar[str] = "failed"
+    """The run ended without a result. `http_status` and `retryable` come from the error, so
+    every interface reports a failure the same way without a lookup table of its own."""
+
+    kind: ClassVar[str] = "run.failed"
     error: str
     code: str
     exit_code: int
+    http_status: int = 500
+    retryable: bool = False
+    setting: str | None = None
     exception: SleuthError | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, exc: SleuthError) -> Failed:
+        return cls(
+            str(exc),
+            exc.code,
+            exc.exit_code,
+            exc.http_status,
+            exc.retryable,
+            exc.setting,
+            exception=exc,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "type": self.kind,
+            "run_id": self.run_id,
+            "seq": self.seq,
             "error": self.error,
             "code": self.code,
             "exit_code": self.exit_code,
+            "http_status": self.http_status,
+            "retryable": self.retryable,
         }
+
+
+AnyEvent: TypeAlias = (
+    Planned
+    | Notice
+    | Searched
+    | SearchDegraded
+    | Fetched
+    | FetchSkipped
+    | NearDuplicate
+    | PassagesKept
+    | WriterStarted
+    | WriterDelta
+    | Critiqued
+    | Verified
+    | Done
+    | Failed
+)
+EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__
+
+# Where a stage reports what it does: the run's emitter stamps and queues each event.
+Emit: TypeAlias = Callable[[Event], None]

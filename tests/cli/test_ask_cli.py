@@ -106,13 +106,13 @@ def test_verbose_streams_every_event(
     code, _, err = run(["ask", AUDIT_Q, "--search=searxng", "--verbose"], capsys)
     assert code == 0
     for kind in (
-        "plan",
+        "plan.ready",
         "search.done",
         "fetch.done",
         "passages.kept",
         "writer.start",
         "verify.done",
-        "done",
+        "run.done",
     ):
         assert f"\n{kind} " in "\n" + err, kind
 

@@ -333,8 +333,8 @@ def test_a_profile_before_a_non_run_command_runs_that_command(
     ("text", "problem"),
     [
         ("max_source = 3\n", "unknown key 'max_source' (did you mean 'max_sources'?)"),
-        ('max_sources = "x"\n', "max_sources: 'x' is not a valid integer range."),
-        ("max_sources = 99\n", "max_sources: 99 is not in the range 1<=x<=50."),
+        ('max_sources = "x"\n', "max_sources: must be a whole number, not 'x'"),
+        ("max_sources = 99\n", "max_sources: must be between 1 and 50, not 99"),
         ("max_sources = true\n", "max_sources: expected a single text or number value"),
         ('source_authority = "loose"\n', "source_authority: 'loose' is not one of"),
         ('strict_cites = "yes"\n', "strict_cites: expected true or false"),

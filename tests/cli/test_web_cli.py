@@ -199,7 +199,7 @@ def test_syndicated_copy_is_dropped_as_a_near_duplicate(
         capsys,
     )
     assert code == 0, err
-    assert f"near-duplicate url='{SYNDICATED}'" in err
+    assert f"fetch.duplicate url='{SYNDICATED}'" in err
     urls = {s["url"] for s in json.loads(out)["sources"]}
     assert SYNDICATED not in urls and "http://realpython.com/async-io-python/" in urls
     code, out, err = run(

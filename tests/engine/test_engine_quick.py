@@ -173,7 +173,8 @@ async def test_since_drops_stale_dated_pages_but_keeps_undated_ones() -> None:
     )
     kept = {s.url for s in result_of(events).sources}
     assert kept == {"https://new.example/b", "https://undated.example/c"}
-    assert any(isinstance(e, FetchSkipped) and "before --since" in e.reason for e in events)
+    stale = [e for e in events if isinstance(e, FetchSkipped) and e.cause == "stale"]
+    assert [e.url for e in stale] == ["https://old.example/a"]
 
 
 async def test_snippet_fragments_still_give_a_cited_answer() -> None:

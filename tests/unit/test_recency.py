@@ -24,7 +24,7 @@ def test_since(text: str, expected: date) -> None:
 
 @pytest.mark.parametrize("text", ["yesterday", "30x", "2024-13-01", "-5d", ""])
 def test_bad_since(text: str) -> None:
-    with pytest.raises(UsageError, match="--since"):
+    with pytest.raises(UsageError, match="since takes a date"):
         parse_since(text, TODAY)
 
 

@@ -1,19 +1,24 @@
-"""Turn settings (names, paths, flags) into a ready Engine. Only the edges call this.
+"""Turn settings (names, paths, flags) into ready parts. Only the application calls this.
 
-This is the one place where `--search=multi:a,b`, `--include`, the page cache and the LLM
-configuration become adapter instances; the engine itself only sees interfaces.
+This is the one place where `search="multi:a,b"`, `include`, the page cache and the LLM
+configuration become adapter instances. `Resources` are built once per process and shared by
+every run (the HTTP connection pool, the page cache, the browser, the model SDK clients); `Parts`
+are built per run around them, so what a run changes (its cost meter, a benched backend, the
+fallback chosen from `since`) stays its own.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from ..engine.engine import Engine, Stages
+from ..engine import Engine, Parts, Stages
 from ..errors import UsageError
 from ..fetch.browser import BrowserSettings, reading_fetcher
 from ..fetch.cache import CachedFetcher, SqlitePageCache
 from ..fetch.http import FetchSettings, HttpFetcher
+from ..llm.clients import ClientPool
 from ..llm.factory import LLMSettings, build_chat_model, make_meter
 from ..llm.meter import Meter
 from ..pipeline.write.extractive import ExtractiveWriter
@@ -29,18 +34,73 @@ from ..think.structured import Structurer
 from ..types import ResearchRequest
 
 
-@dataclass(slots=True)
-class Assembled:
-    engine: Engine
-    meter: Meter
-    fetcher: Fetcher
-    models: tuple[ChatModel, ...] = ()
+class Resources:
+    """What every run of a process shares; each piece is safe for concurrent runs.
+
+    Fetchers are kept per distinct fetch/browser configuration (a run may ask for another PDF
+    page limit), all over one connection pool per configuration; the page cache is one SQLite
+    file; model SDK clients are pooled per endpoint."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.models = ClientPool()
+        self._readers: dict[tuple[FetchSettings, BrowserSettings], Fetcher] = {}
+        self._cache: SqlitePageCache | None = None
+
+    def reader(self, fetch: FetchSettings, browser: BrowserSettings) -> Fetcher:
+        key = (fetch, browser)
+        if key not in self._readers:
+            self._readers[key] = reading_fetcher(HttpFetcher(fetch), browser)
+        return self._readers[key]
+
+    def page_cache(self, ttl_s: float) -> SqlitePageCache:
+        if self._cache is None or self._cache.ttl_s != ttl_s:
+            self._cache = SqlitePageCache(self.home / "cache.db", ttl_s=ttl_s)
+        return self._cache
 
     async def aclose(self) -> None:
-        """Close the fetcher and every model client (their pooled connections stay open)."""
-        await self.fetcher.aclose()
-        for model in self.models:
-            close = getattr(model, "aclose", None)
+        readers, self._readers = list(self._readers.values()), {}
+        for reader in readers:
+            await reader.aclose()
+        await self.models.aclose()
+
+
+class Borrowed:
+    """A shared fetcher lent to one run: the run's `aclose` leaves it open for the next."""
+
+    def __init__(self, inner: Fetcher) -> None:
+        self._inner = inner
+
+    async def fetch(self, url: str) -> Any:
+        return await self._inner.fetch(url)
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass(slots=True)
+class Assembled:
+    """Parts for one run, plus what the run must close when it ends (never shared parts)."""
+
+    parts: Parts
+    owned: list[Any] = field(default_factory=list)
+
+    @property
+    def engine(self) -> Engine:
+        return Engine.of(self.parts)
+
+    @property
+    def meter(self) -> Meter:
+        assert self.parts.meter is not None
+        return self.parts.meter
+
+    @property
+    def fetcher(self) -> Fetcher:
+        return self.parts.fetcher
+
+    async def aclose(self) -> None:
+        for thing in self.owned:
+            close = getattr(thing, "aclose", None)
             if close is not None:
                 await close()
 
@@ -70,11 +130,11 @@ class Models:
         return (self.synth, self.plan, self.critic)
 
 
-def build_models(settings: Settings, meter: Meter) -> Models | None:
+def build_models(settings: Settings, meter: Meter, clients: ClientPool | None) -> Models | None:
     config = llm_settings(settings)
-    synth = build_chat_model(config, meter, stage="synth")
-    plan = build_chat_model(config, meter, stage="plan")
-    critic = build_chat_model(config, meter, stage="critic")
+    synth = build_chat_model(config, meter, stage="synth", clients=clients)
+    plan = build_chat_model(config, meter, stage="plan", clients=clients)
+    critic = build_chat_model(config, meter, stage="critic", clients=clients)
     if synth is None or plan is None or critic is None:
         return None
     return Models(synth, plan, critic)
@@ -99,25 +159,36 @@ def build_writer(settings: Settings, models: Models | None) -> Writer:
     return LLMWriter(models.synth, context_tokens=settings.context_tokens)
 
 
-def build_fetcher(settings: Settings) -> Fetcher:
-    http = HttpFetcher(
-        FetchSettings(
-            timeout_s=settings.fetch_timeout_s,
-            max_bytes=settings.max_bytes,
-            pdf_max_pages=settings.pdf_max_pages,
-            allow_private=settings.allow_private_network,
-        )
+def fetch_settings(settings: Settings) -> FetchSettings:
+    if settings.max_bytes < 1000:
+        raise UsageError("the page size cap must be at least 1000 bytes", setting="max_bytes")
+    return FetchSettings(
+        timeout_s=settings.fetch_timeout_s,
+        max_bytes=settings.max_bytes,
+        pdf_max_pages=settings.pdf_max_pages,
+        allow_private=settings.allow_private_network,
     )
-    fetcher = reading_fetcher(http, browser_settings(settings))
+
+
+def build_fetcher(settings: Settings, resources: Resources | None = None) -> Fetcher:
+    """The run's fetcher: shared readers from `resources` (or private ones), page cache on top."""
+    browser = browser_settings(settings)
+    if resources is None:
+        fetcher: Fetcher = reading_fetcher(HttpFetcher(fetch_settings(settings)), browser)
+        cache = SqlitePageCache(sleuth_home(settings.env) / "cache.db", ttl_s=settings.cache_ttl_s)
+    else:
+        fetcher = Borrowed(resources.reader(fetch_settings(settings), browser))
+        cache = resources.page_cache(settings.cache_ttl_s)
     if settings.no_cache:
         return fetcher
-    cache = SqlitePageCache(sleuth_home(settings.env) / "cache.db", ttl_s=settings.cache_ttl_s)
     return CachedFetcher(fetcher, cache, refresh=settings.refresh_cache)
 
 
 def browser_settings(settings: Settings) -> BrowserSettings:
     if settings.browser not in ("auto", "always", "never"):
-        raise UsageError(f"--browser must be auto, always or never, not {settings.browser!r}")
+        raise UsageError(
+            f"browser must be auto, always or never, not {settings.browser!r}", setting="browser"
+        )
     env = settings.env
     return BrowserSettings(
         executable=settings.browser_executable,
@@ -129,7 +200,7 @@ def browser_settings(settings: Settings) -> BrowserSettings:
 
 
 def fallback_spec(settings: Settings) -> str:
-    """--search-fallback, defaulting to wikipedia (news first when --since asks for fresh)."""
+    """search_fallback, defaulting to wikipedia (news first when `since` asks for fresh)."""
     spec = settings.search_fallback
     if spec is None:
         spec = "news,wikipedia" if settings.since_set else "wikipedia"
@@ -156,23 +227,25 @@ def build_search_backends(
     return primary, fallback, include
 
 
-def assemble(settings: Settings) -> Assembled:
-    if settings.max_bytes < 1000:
-        raise UsageError("the page size cap must be at least 1000 bytes")
+def build_parts(settings: Settings, resources: Resources | None = None) -> Assembled:
+    """Everything one run uses. With `resources`, shared clients are borrowed, not owned."""
     meter = make_meter(llm_settings(settings))
     primary, fallback, include = build_search_backends(settings)
-    models = build_models(settings, meter)
-    fetcher = build_fetcher(settings)
-    engine = Engine(
-        primary,
-        fetcher,
-        build_writer(settings, models),
-        include=include,
-        fallback=fallback,
-        meter=meter,
-        stages=build_stages(settings, models),
+    models = build_models(settings, meter, resources.models if resources else None)
+    fetcher = build_fetcher(settings, resources)
+    writer = build_writer(settings, models)
+    parts = Parts(
+        primary, fetcher, writer, include, fallback, meter, build_stages(settings, models)
     )
-    return Assembled(engine, meter, fetcher, models.all() if models else ())
+    owned: list[Any] = [fetcher, primary, fallback, include]
+    if resources is None and models is not None:
+        owned.extend(models.all())
+    return Assembled(parts, [o for o in owned if o is not None])
+
+
+def assemble(settings: Settings) -> Assembled:
+    """Parts for one run that own every client they use (a script or a test)."""
+    return build_parts(settings)
 
 
 def request_from(question: str, **options: Any) -> ResearchRequest:

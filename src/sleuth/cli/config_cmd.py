@@ -20,7 +20,7 @@ from .configmap import (
     defaults_for,
     load_checked,
 )
-from .options import flatten, option
+from .options import flatten, option, table_option
 
 SECRET_KEYS = frozenset({"api_key"})
 
@@ -59,25 +59,23 @@ def path_cmd() -> None:
 
 
 @config.command("show")
-@option("--profile", metavar="NAME", shell_complete=complete_profiles, help="Profile to apply.")
+@option(
+    "--profile",
+    metavar="NAME",
+    envvar="SLEUTH_PROFILE",
+    show_envvar=True,
+    shell_complete=complete_profiles,
+    help="Profile to apply.",
+)
 @click.option(
     "--command",
     "command_name",
-    envvar="SLEUTH_CONFIG_COMMAND",
-    show_envvar=True,
     type=click.Choice(CONFIGURABLE),
     default="ask",
     show_default=True,
     help="Show the settings of this command.",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    envvar="SLEUTH_JSON",
-    show_envvar=True,
-    help="Print the settings as JSON.",
-)
+@table_option("json", dest="as_json")
 @click.pass_context
 def show_cmd(ctx: click.Context, profile: str | None, command_name: str, as_json: bool) -> None:
     """Print the effective settings of a command and where each came from.

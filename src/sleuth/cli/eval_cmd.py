@@ -11,7 +11,7 @@ import click
 from ..evaluate.questions import load_questions, sample, with_gold_urls
 from ..settings import Settings
 from ..types import ResearchRequest
-from .options import llm_options, option
+from .options import LLM, option, table_options
 
 EXAMPLES = """
 \b
@@ -34,13 +34,7 @@ QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
     metavar="DOCS.jsonl",
     help="Serve this corpus as an offline web and search only it.",
 )
-@option(
-    "--search",
-    default="duckduckgo",
-    show_default=True,
-    metavar="SPEC",
-    help="Search backend when no --corpus is given.",
-)
+@table_options("search")
 @option("--limit", type=click.IntRange(1), default=None, help="Evaluate at most N questions.")
 @option(
     "--sample",
@@ -71,8 +65,7 @@ QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
     show_default=True,
     help="Directory for the JSON and markdown reports.",
 )
-@option("--no-cache", is_flag=True, help="Do not use the page cache (always off with --corpus).")
-@llm_options
+@table_options("no_cache", *LLM)
 def eval_cmd(
     questions: Path,
     corpus: Path | None,
@@ -98,7 +91,7 @@ def eval_cmd(
     docs = load_docs(corpus) if corpus is not None else None
     if docs is not None:
         picked = with_gold_urls(picked, {d.id: d.url for d in docs})
-    settings = Settings(
+    settings = Settings.from_env().with_(
         search=search,
         no_cache=no_cache,
         base_url=llm["base_url"],

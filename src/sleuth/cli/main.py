@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ..errors import SleuthError
+from ..settings.table import flag_name
 from .configmap import CONFIGURABLE, apply_profile, profile_option, remember_group_profile
 
 COMMAND_MODULES = (
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> Any:
         exc.show()
         sys.exit(1 if exc.exit_code == 2 else exc.exit_code)
     except SleuthError as exc:
-        click.echo(f"sleuth: {exc}", err=True)
+        click.echo(f"sleuth: {exc.worded(flag_name)}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("sleuth: interrupted", err=True)

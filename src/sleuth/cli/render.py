@@ -18,6 +18,7 @@ from ..events import (
     WriterDelta,
     WriterStarted,
 )
+from ..settings.table import flag_name
 from ..types import Result
 
 
@@ -41,7 +42,7 @@ class Progress:
         if self.drafts is not None and isinstance(event, WriterStarted | WriterDelta):
             self._draft(event)
         if isinstance(event, Notice):
-            self._line(f"sleuth: {event.message}", keep=True)
+            self._line(f"sleuth: {event.worded(flag_name)}", keep=True)
         elif self.verbose and not isinstance(event, WriterDelta):
             self._line(event.describe(), keep=True)
         elif self.live:

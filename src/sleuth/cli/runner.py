@@ -1,27 +1,27 @@
-"""Run research for a command: progress on stderr, save the session, print the result.
+"""Run research for a command: progress on stderr, the answer on stdout, the session line.
 
-`ask`, `continue` and `rerun` all end here, so a run looks and is saved the same way whichever
-command started it.
+`ask`, `continue`, `resume` and `rerun` all end here; the application runs and saves the
+research, this module only shows it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
-from ..app.trace import Trace
-from ..errors import CitationCheckFailed, SleuthError, UsageError
-from ..events import Done, Failed
+from ..errors import CitationCheckFailed, UsageError
+from ..events import Event
 from ..settings import Settings
-from ..store import SessionStore, sessions_db_path
-from ..store.records import SessionRecord
-from ..types import ResearchRequest, Result
+from ..types import Result
 from .render import Progress, as_json, confidence_line, markdown
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,36 +31,72 @@ class Output:
     verbose: bool = False
     strict_cites: bool = False
     show_cost: bool = True
+    deep: bool = False
+
+    @classmethod
+    def of(cls, flags: dict[str, Any]) -> Output:
+        return cls(
+            bool(flags.get("json")),
+            flags.get("out"),
+            bool(flags.get("verbose")),
+            bool(flags.get("strict_cites")),
+            not flags.get("no_cost", False),
+            flags.get("deep") is not None,
+        )
+
+    @property
+    def drafts(self) -> bool:
+        """Deep drafts stream to a terminal as they are written; the checked final follows."""
+        return self.deep and not self.as_json and sys.stdout.isatty()
 
 
-@dataclass(frozen=True, slots=True)
-class Saving:
-    enabled: bool = True
-    tags: tuple[str, ...] = ()
-    parent_id: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+def with_app(use: Callable[[Any], Awaitable[T]], settings: Settings | None = None) -> T:
+    """Run one use case on a fresh application and close it."""
+    from ..app.application import Sleuth
+
+    async def go() -> T:
+        async with Sleuth(settings) as app:
+            return await use(app)
+
+    return asyncio.run(go())
 
 
-def run_and_print(
-    settings: Settings,
-    request: ResearchRequest,
-    output: Output,
-    saving: Saving,
-    rewrite: bool = False,
+def research(
+    start: Callable[[Any, Callable[[Event], None]], Awaitable[Result]], output: Output
 ) -> Result:
-    """Run, save, print; raises CitationCheckFailed (exit 4) after printing under --strict-cites.
+    """Run `start(app, on_event)` with progress on stderr, then print the result."""
+    progress = Progress(verbose=output.verbose, drafts=sys.stdout if output.drafts else None)
+    meter_line: list[str] = []
 
-    With `rewrite`, only the writer runs, over `request.seeds` (resume)."""
-    drafts = request.depth == "deep" and not output.as_json and sys.stdout.isatty()
-    trace = Trace()
-    result, cost = asyncio.run(
-        run_with_progress(settings, request, output.verbose, rewrite, drafts, trace)
-    )
-    if drafts:
+    def on_event(event: Event) -> None:
+        progress(event)
+        cost = _cost_line(event)
+        if cost:
+            meter_line[:] = [cost]
+
+    try:
+        result = with_app(lambda app: start(app, on_event))
+    finally:
+        progress.clear()
+    if output.drafts:
         click.echo("\n\n---\n")  # the drafts streamed above; the checked final answer follows
-    if saving.enabled:
-        result = save(result, request, saving, trace)
-    show(result, output)
+    show(result, output, meter_line[0] if meter_line else "")
+    return result
+
+
+def _cost_line(event: Event) -> str:
+    from ..events import Done
+    from ..llm.meter import summary_of
+
+    return summary_of(event.result.usage.by_model) if isinstance(event, Done) else ""
+
+
+def show(result: Result, output: Output, cost: str = "") -> None:
+    text = as_json(result) if output.as_json else markdown(result)
+    click.echo(text, nl=False)
+    if output.out is not None:
+        write_out(output.out, text)
+    click.echo(confidence_line(result), err=True)
     if output.show_cost and cost:
         click.echo(cost, err=True)
     if result.session_id:
@@ -71,64 +107,6 @@ def run_and_print(
             f"--strict-cites: {len(v.unsupported)} of {v.checked} cited sentences are not "
             "supported by their sources"
         )
-    return result
-
-
-async def run_with_progress(
-    settings: Settings,
-    request: ResearchRequest,
-    verbose: bool,
-    rewrite: bool = False,
-    drafts: bool = False,
-    trace: Trace | None = None,
-) -> tuple[Result, str]:
-    from ..app.assemble import assemble
-
-    progress = Progress(verbose=verbose, drafts=sys.stdout if drafts else None)
-    built = assemble(settings)
-    events = built.engine.rewrite(request) if rewrite else built.engine.run(request)
-    try:
-        async for event in events:
-            progress(event)
-            if trace is not None:
-                trace(event)
-            if isinstance(event, Done):
-                progress.clear()
-                return event.result, _cost_line(built.meter)
-            if isinstance(event, Failed):
-                progress.clear()
-                raise event.exception or SleuthError(event.error)
-    finally:
-        await built.aclose()
-    raise SleuthError("the run ended without a result")
-
-
-def _cost_line(meter: Any) -> str:
-    if not meter.by_model():
-        return ""
-    return str(meter.summary_line())
-
-
-def save(result: Result, request: ResearchRequest, saving: Saving, trace: Trace) -> Result:
-    record = SessionRecord.new(
-        request.question.strip(),
-        result,
-        options={"depth": request.depth, **saving.options},
-        plan=trace.plan,
-        rounds=trace.rounds,
-        tags=saving.tags,
-        parent_id=saving.parent_id,
-    )
-    SessionStore(sessions_db_path()).save(record)
-    return record.result
-
-
-def show(result: Result, output: Output) -> None:
-    text = as_json(result) if output.as_json else markdown(result)
-    click.echo(text, nl=False)
-    if output.out is not None:
-        write_out(output.out, text)
-    click.echo(confidence_line(result), err=True)
 
 
 def write_out(path: Path, text: str) -> None:

@@ -5,32 +5,20 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import tempfile
 import webbrowser
-from datetime import timedelta
 from pathlib import Path
 
 import click
 
-from ..errors import UsageError
 from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
+from ..settings.values import parse_age
 from ..store import SessionStats, SessionStore, SessionSummary, sessions_db_path
-
-_AGE = re.compile(r"(\d+)\s*([mhdw]?)")
-_AGE_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks", "": "days"}
+from .options import note, table_option
 
 
 def _store() -> SessionStore:
     return SessionStore(sessions_db_path())
-
-
-def parse_age(text: str) -> timedelta:
-    """`30d`, `12h`, `90m`, `2w`, or a bare number of days."""
-    match = _AGE.fullmatch(text.strip().lower())
-    if not match:
-        raise UsageError(f"--older-than takes a duration like 30d, 12h, 90m or 2w (got {text!r})")
-    return timedelta(**{_AGE_UNITS[match.group(2)]: int(match.group(1))})
 
 
 def _cost(value: float | None) -> str:
@@ -59,14 +47,7 @@ def sessions() -> None:
 @sessions.command("ls")
 @click.argument("filter_text", metavar="[FILTER]", required=False)
 @click.option("--tag", help="Only sessions with this tag.")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    envvar="SLEUTH_JSON",
-    show_envvar=True,
-    help="Print the listing as JSON.",
-)
+@table_option("json", dest="as_json")
 def ls_cmd(filter_text: str | None, tag: str | None, as_json: bool) -> None:
     """List saved sessions, newest first; FILTER matches the question.
 
@@ -144,7 +125,7 @@ def prune_cmd(older_than: str | None, keep: int | None, dry_run: bool) -> None:
       sleuth sessions prune --keep=100
       sleuth sessions prune --older-than=90d --keep=20
     """
-    age = parse_age(older_than) if older_than is not None else None
+    age = parse_age(older_than, "--older-than", note) if older_than is not None else None
     doomed = _store().prune(older_than=age, keep=keep, dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"
     for session_id in doomed:
@@ -154,14 +135,7 @@ def prune_cmd(older_than: str | None, keep: int | None, dry_run: bool) -> None:
 
 @click.command("show")
 @click.argument("session_id", metavar="ID")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    envvar="SLEUTH_JSON",
-    show_envvar=True,
-    help="Print the saved session as JSON.",
-)
+@table_option("json", dest="as_json")
 def show(session_id: str, as_json: bool) -> None:
     """Print a saved session's cited answer and its sources.
 
@@ -194,14 +168,7 @@ def _stats_text(stats: SessionStats) -> str:
 
 @click.command("stats")
 @click.option("--tag", help="Only sessions with this tag.")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    envvar="SLEUTH_JSON",
-    show_envvar=True,
-    help="Print the totals as JSON.",
-)
+@table_option("json", dest="as_json")
 def stats(tag: str | None, as_json: bool) -> None:
     """Totals over saved sessions: cost, sources, rounds, per model, date span.
 
@@ -220,15 +187,11 @@ def stats(tag: str | None, as_json: bool) -> None:
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
-    envvar="SLEUTH_FORMAT",
-    show_envvar=True,
     help="Default: from --out, else html.",
 )
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    envvar="SLEUTH_OUT",
-    show_envvar=True,
     help="Write to this file.",
 )
 def export(session_id: str, fmt: str | None, out: Path | None) -> None:
@@ -254,15 +217,11 @@ def export(session_id: str, fmt: str | None, out: Path | None) -> None:
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    envvar="SLEUTH_OUT",
-    show_envvar=True,
     help="Write the HTML here.",
 )
 @click.option(
     "--no-browser",
     is_flag=True,
-    envvar="SLEUTH_NO_BROWSER",
-    show_envvar=True,
     help="Only write the file and print its path.",
 )
 def open_cmd(session_id: str, out: Path | None, no_browser: bool) -> None:

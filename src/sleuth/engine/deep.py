@@ -8,18 +8,12 @@ weak are handed to the critic as the first gaps to fill.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
-
-from ..deadline import Deadline
-from ..events import Critiqued, Done, Event, Planned
+from ..events import Critiqued, Planned
 from ..llm.parse import Verdict
 from ..pipeline.evidence import Segment
-from ..pipeline.gather import Gathering, RoundLimits, run_round
-from ..types import ResearchRequest
-
-if TYPE_CHECKING:
-    from .engine import Drafted, Engine
+from ..pipeline.gather import Gathering, RoundLimits
+from ..types import Result
+from .run import Drafted, Run
 
 DEEP_CANDIDATES = 24
 DEEP_READ_S = 20.0
@@ -27,55 +21,42 @@ DEEP_SETTLE_AFTER = 12
 DEEP_SETTLE_WAIT_S = 2.0
 
 
-async def deep_run(
-    engine: Engine, request: ResearchRequest, gathering: Gathering, deadline: Deadline
-) -> AsyncIterator[Event]:
-    from .engine import RunInfo
-
-    question = request.question.strip()
-    aspects = tuple(await deadline.run(engine.stages.planner.plan(question)))
-    queries = [question, *aspects]
-    info = RunInfo(rounds=0)
-    drafted: list[Drafted] = []
+async def deep(run: Run) -> Result:
+    request = run.request
+    aspects = tuple(await run.deadline.run(run.parts.stages.planner.plan(run.question)))
+    queries = [run.question, *aspects]
+    drafted: Drafted | None = None
     for round_no in range(1, request.deep_rounds + 2):
-        info.rounds = round_no
-        yield Planned(tuple(queries), "single", round_no)
-        _rank_against(gathering, question, request)
+        run.rounds = round_no
+        run.emit(Planned(tuple(queries), "single", round_no))
+        _rank_against_all(run)
         limits = RoundLimits(
-            DEEP_CANDIDATES, deadline.cap(DEEP_READ_S), DEEP_SETTLE_AFTER, DEEP_SETTLE_WAIT_S
+            DEEP_CANDIDATES, run.deadline.cap(DEEP_READ_S), DEEP_SETTLE_AFTER, DEEP_SETTLE_WAIT_S
         )
-        seeds = request.seeds if round_no == 1 else ()
-        async for event in deadline.guard(
-            run_round(engine.backends, gathering, queries, limits, seeds)
-        ):
-            yield event
-        async for event in engine.draft(request, gathering, deadline, drafted, aspects, round_no):
-            yield event
+        await run.search_and_read(queries, limits, request.seeds if round_no == 1 else ())
+        drafted = await run.draft(aspects, round_no)
         if round_no > request.deep_rounds or request.schema is not None:
             break
-        verdict = await _critique(engine, request, drafted[-1], deadline)
-        queries = [] if verdict.complete else _new_queries(verdict.queries, gathering)
-        yield Critiqued(round_no, not queries, tuple(verdict.missing), tuple(queries))
+        verdict = await _critique(run, drafted)
+        queries = [] if verdict.complete else _new_queries(verdict.queries, run.gathering)
+        run.emit(Critiqued(round_no, not queries, tuple(verdict.missing), tuple(queries)))
         if not queries:
             break
-    yield Done(engine.result(request, gathering, drafted[-1], info))
+    assert drafted is not None  # the loop runs at least once
+    return run.result(drafted)
 
 
-def _rank_against(gathering: Gathering, question: str, request: ResearchRequest) -> None:
+def _rank_against_all(run: Run) -> None:
     """Deep runs rank every read against the question and all queries asked so far."""
-    terms = " ".join(dict.fromkeys([question, *gathering.queries]))
-    gathering.segments[:] = [Segment(0, terms, request.source_cap)]
+    terms = " ".join(dict.fromkeys([run.question, *run.gathering.queries]))
+    run.gathering.segments[:] = [Segment(0, terms, run.request.source_cap)]
 
 
-async def _critique(
-    engine: Engine, request: ResearchRequest, drafted: Drafted, deadline: Deadline
-) -> Verdict:
+async def _critique(run: Run, drafted: Drafted) -> Verdict:
     weak = [u.sentence for u in drafted.finished.verification.unsupported]
-    return await deadline.run(
-        engine.stages.critic.review(
-            request.question.strip(), drafted.finished.answer, weak, drafted.sources
-        )
-    )
+    critic = run.parts.stages.critic
+    review = critic.review(run.question, drafted.finished.answer, weak, drafted.sources)
+    return await run.deadline.run(review)
 
 
 def _new_queries(proposed: list[str], gathering: Gathering) -> list[str]:

@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..app.assemble import Settings
+from ..app.application import Sleuth
 from ..errors import UsageError
+from ..settings import Settings
 from ..types import ResearchRequest
 from .corpus_web import CorpusWeb, Doc
 from .questions import Question, by_dataset
@@ -76,7 +77,9 @@ async def evaluate(
         "concurrency": concurrency,
     }
     if corpus is None:
-        rows = await run_arm(SleuthArm(settings, template), questions, concurrency, progress)
+        async with Sleuth(settings) as app:
+            arm = SleuthArm(settings, template, app)
+            rows = await run_arm(arm, questions, concurrency, progress)
         return Evaluation(tuple(rows), {**meta, "search": settings.search})
     with CorpusWeb(corpus) as web, proxy_environment(web.env()):
         # Corpus pages sit at real-looking URLs: never let them into the user's page cache.
@@ -87,7 +90,8 @@ async def evaluate(
             no_cache=True,
             env={**settings.env, **web.env()},
         )
-        rows = await run_arm(SleuthArm(local, template), questions, concurrency, progress)
+        async with Sleuth(local) as app:
+            rows = await run_arm(SleuthArm(local, template, app), questions, concurrency, progress)
     return Evaluation(tuple(rows), {**meta, "search": f"corpus ({len(corpus)} pages)"})
 
 

@@ -15,10 +15,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from ..app.assemble import Settings, assemble
-from ..engine.engine import Engine
+from ..app.application import Sleuth, finish
+from ..app.options import Prepared, Saving
+from ..engine import Engine
 from ..errors import SleuthError
-from ..events import Done, Event, Failed, Fetched, FetchSkipped
+from ..events import Event, Fetched, FetchSkipped
+from ..settings import Settings
 from ..types import ResearchRequest, Result
 from .questions import Question
 from .score import Observation, Score, score
@@ -26,33 +28,39 @@ from .score import Observation, Score, score
 Arm = Callable[[Question], Awaitable[Observation]]
 Progress = Callable[[int, int, Score], None]
 PROXY_VARS = ("HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy")
-# The reader reports a fetch cancelled by the settle wait or the read deadline only through
-# this reason (read.py); an evaluation may not change the engine to learn it another way.
-CUT_REASON = "not read within the deadline"
 
 
 @dataclass(frozen=True, slots=True)
 class SleuthArm:
-    """Sleuth as configured by `settings`, each question run as `template` with its text."""
+    """Sleuth as configured by `settings`, each question run as `template` with its text.
+
+    With `app`, every question shares that application's resources (connection pool, page
+    cache); without, each question gets its own. Either way each run has its own meter."""
 
     settings: Settings
     template: ResearchRequest = field(default_factory=lambda: ResearchRequest("?"))
+    app: Sleuth | None = None
 
     async def __call__(self, q: Question) -> Observation:
-        # A fresh engine per question: its meter then counts only this question's LLM use.
-        built = assemble(self.settings)
-        try:
-            return await observe_engine(built.engine, replace(self.template, question=q.question))
-        finally:
-            await built.aclose()
+        request = replace(self.template, question=q.question)
+        prepared = Prepared(self.settings, request, Saving(enabled=False))
+        if self.app is not None:
+            return await observe(self.app.run(prepared))
+        async with Sleuth(self.settings) as app:
+            return await observe(app.run(prepared))
 
 
 async def observe_engine(engine: Engine, request: ResearchRequest) -> Observation:
-    """Run one request, timing it and noting which URLs it tried and read."""
+    """Run one request on a bare engine (the bench's baselines), timing it."""
+    return await observe(engine.run(request))
+
+
+async def observe(events: AsyncIterator[Event]) -> Observation:
+    """Follow one run, timing it and noting which URLs it tried and read."""
     started = time.monotonic()
     trace = _Trace()
     try:
-        result = await trace.follow(engine.run(request))
+        result = await trace.follow(events)
         return trace.observe(result, None, _ms_since(started))
     except SleuthError as exc:
         return trace.observe(None, f"{exc.code}: {exc}", _ms_since(started))
@@ -67,18 +75,15 @@ class _Trace:
         self.cut: dict[str, None] = {}
 
     async def follow(self, events: AsyncIterator[Event]) -> Result:
-        async for event in events:
-            if isinstance(event, Fetched):
-                self.candidates[event.url] = self.read[event.url] = None
-            elif isinstance(event, FetchSkipped):
-                self.candidates[event.url] = None
-                if event.reason.startswith(CUT_REASON):
-                    self.cut[event.url] = None
-            elif isinstance(event, Done):
-                return event.result
-            elif isinstance(event, Failed):
-                raise event.exception or SleuthError(event.error)
-        raise SleuthError("the run ended without a result")
+        return await finish(events, self.note)
+
+    def note(self, event: Event) -> None:
+        if isinstance(event, Fetched):
+            self.candidates[event.url] = self.read[event.url] = None
+        elif isinstance(event, FetchSkipped):
+            self.candidates[event.url] = None
+            if event.cause == "deadline":
+                self.cut[event.url] = None
 
     def observe(self, result: Result | None, error: str | None, ms: int) -> Observation:
         return Observation(

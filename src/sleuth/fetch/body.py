@@ -61,7 +61,7 @@ def kind_from_headers(mime: str, path: str) -> Kind:
         return "text"
     if mime in OPAQUE_TYPES:
         return "pdf" if path.lower().endswith(".pdf") else "sniff"
-    raise FetchError(f"unsupported content type: {mime}")
+    raise FetchError(f"unsupported content type: {mime}", cause="unsupported")
 
 
 def settle_kind(kind: Kind, body: Body) -> Kind:
@@ -79,7 +79,7 @@ class Inflater:
     def __init__(self, encoding: str) -> None:
         self._encoding = encoding.strip().lower()
         if self._encoding not in {"", "identity", "gzip", "x-gzip", "deflate"}:
-            raise FetchError(f"unsupported content encoding: {self._encoding}")
+            raise FetchError(f"unsupported content encoding: {self._encoding}", cause="unsupported")
         self._zlib: zlib._Decompress | None = None
 
     def feed(self, chunk: bytes, limit: int) -> bytes:
@@ -91,7 +91,7 @@ class Inflater:
         try:
             return self._zlib.decompress(chunk, max(1, limit))
         except zlib.error as exc:
-            raise FetchError(f"corrupt {self._encoding} body") from exc
+            raise FetchError(f"corrupt {self._encoding} body", cause="unsupported") from exc
 
     def _wbits(self, first: bytes) -> int:
         if self._encoding in {"gzip", "x-gzip"}:
@@ -105,7 +105,7 @@ def decode_text(body: Body) -> str:
     """Text in the declared, BOM or <meta> charset (else UTF-8); binary bodies are refused."""
     text = body.data.decode(_charset(body), errors="replace")
     if text and _bad_ratio(text) > MAX_BAD_CHAR_RATIO:
-        raise FetchError("undecodable", body.url)
+        raise FetchError("undecodable", body.url, cause="unsupported")
     return text
 
 

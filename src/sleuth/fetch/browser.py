@@ -83,13 +83,16 @@ def find_executable(settings: BrowserSettings) -> str:
     if settings.executable:
         path = shutil.which(settings.executable) or settings.executable
         if not Path(path).is_file():
-            raise FetchError(f"browser unavailable: {settings.executable} not found")
+            raise FetchError(
+                f"browser unavailable: {settings.executable} not found", cause="browser"
+            )
         return path
     for name in EXECUTABLE_NAMES:
         if found := shutil.which(name):
             return found
     raise FetchError(
-        "browser unavailable: no chromium on PATH (install it or set --browser-executable)"
+        "browser unavailable: no chromium on PATH (install it, or set browser_executable)",
+        cause="browser",
     )
 
 
@@ -113,7 +116,7 @@ class BrowserFetcher:
             async with asyncio.timeout(self.settings.timeout_s):
                 return await self._fetch_isolated(browser, url)
         except TimeoutError as exc:
-            raise FetchError("browser: timed out", url) from exc
+            raise FetchError("browser: timed out", url, cause="browser") from exc
         except PlaywrightError as exc:  # a crashed browser, a page navigating away mid-read
             raise _navigation_error(exc, url) from exc
 
@@ -147,7 +150,7 @@ class BrowserFetcher:
         if response is not None and response.headers.get(GUARD_HEADER.lower()):
             raise BlockedURLError("browser: redirect to a blocked address", url)
         if response is not None and response.status >= 400:
-            raise FetchError(f"HTTP {response.status}", url)
+            raise FetchError(f"HTTP {response.status}", url, cause="browser")
         await _settle(page, timeout_ms * NETWORK_IDLE_SHARE)
         final_url = page.url
         # Extraction runs in the sandbox like a plain-HTTP page's: a rendered DOM is as hostile
@@ -155,7 +158,7 @@ class BrowserFetcher:
         html = (await page.content())[:MAX_RENDERED_CHARS]
         extracted = await shared_sandbox().run(extract_html, html, final_url)
         if not extracted.text.strip():
-            raise FetchError("no text", url)
+            raise FetchError("no text", url, cause="browser")
         return Page(
             url=url,
             title=extracted.title or await page.title(),
@@ -200,7 +203,9 @@ class BrowserFetcher:
             from playwright.async_api import Error as PlaywrightError
             from playwright.async_api import async_playwright
         except ImportError as exc:
-            raise FetchError("browser unavailable: pip install 'sleuth[browser]'") from exc
+            raise FetchError(
+                "browser unavailable: pip install 'sleuth[browser]'", cause="browser"
+            ) from exc
         if self._playwright is None:
             self._playwright = await async_playwright().start()
         chromium = self._playwright.chromium
@@ -217,7 +222,7 @@ class BrowserFetcher:
                 timeout=timeout_ms,
             )
         except PlaywrightError as exc:
-            raise FetchError(f"browser unavailable: {_first_line(exc)}") from exc
+            raise FetchError(f"browser unavailable: {_first_line(exc)}", cause="browser") from exc
 
 
 class BrowserFallbackFetcher:
@@ -307,10 +312,12 @@ def _navigation_error(exc: Exception, url: str) -> FetchError:
         return BlockedURLError("browser: blocked by the address guard", url)
     if "ERR_TUNNEL_CONNECTION_FAILED" in message:
         # The guard proxy refuses an https hop this way, but an unreachable host looks the same.
-        return FetchError("browser: tunnel refused (blocked redirect or unreachable host)", url)
+        return FetchError(
+            "browser: tunnel refused (blocked redirect or unreachable host)", url, cause="browser"
+        )
     if "Download is starting" in message:
-        return FetchError("browser: not a page (download refused)", url)
-    return FetchError(f"browser: {message}", url)
+        return FetchError("browser: not a page (download refused)", url, cause="browser")
+    return FetchError(f"browser: {message}", url, cause="browser")
 
 
 def _is_html(page: Page) -> bool:

@@ -36,9 +36,9 @@ class DomainPolicy:
     def check(self, url: str) -> None:
         host = _host(url)
         if any(covers(domain, host) for domain in self.deny):
-            raise BlockedURLError("domain denied", url)
+            raise BlockedURLError("domain denied", url, cause="domain")
         if self.allow and not any(covers(domain, host) for domain in self.allow):
-            raise BlockedURLError("domain not allowed", url)
+            raise BlockedURLError("domain not allowed", url, cause="domain")
 
 
 def covers(domain: str, host: str) -> bool:

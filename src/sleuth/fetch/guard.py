@@ -71,9 +71,9 @@ async def check_url(url: str, policy: GuardPolicy, *, resolver: Resolver | None 
     try:
         addresses = await (resolver or system_resolve)(host)
     except (OSError, UnicodeError) as exc:
-        raise FetchError(f"dns: {exc}", url) from exc
+        raise FetchError(f"dns: {exc}", url, cause="unreachable") from exc
     if not addresses:
-        raise FetchError(f"dns: no address for {host}", url)
+        raise FetchError(f"dns: no address for {host}", url, cause="unreachable")
     for address in addresses:
         _check_address(address, url, policy)
 

@@ -18,7 +18,7 @@ from functools import cache
 
 import httpx2
 
-from ..errors import BlockedURLError, FetchError, TooLargeError
+from ..errors import BlockedURLError, FetchError
 from ..types import Page
 from .body import Body, Inflater, Kind, decode_text, kind_from_headers, settle_kind
 from .extract import Extracted, extract_html
@@ -76,21 +76,25 @@ class HttpFetcher:
             async with asyncio.timeout(self._settings.total_timeout_s):
                 body = await self._download(url)
         except TimeoutError as exc:
-            raise FetchError(f"timeout after {self._settings.total_timeout_s:g}s", url) from exc
+            raise FetchError(
+                f"timeout after {self._settings.total_timeout_s:g}s", url, cause="timeout"
+            ) from exc
         except httpx2.TimeoutException as exc:
-            raise FetchError("timeout", url) from exc
+            raise FetchError("timeout", url, cause="timeout") from exc
         except httpx2.HTTPError as exc:
-            raise FetchError(_transport_reason(exc), url) from exc
+            raise FetchError(_transport_reason(exc), url, cause="unreachable") from exc
         except httpx2.InvalidURL as exc:
             raise FetchError(f"invalid redirect: {exc}", url) from exc
         except FetchError as exc:
             if exc.url:
                 raise
-            raise type(exc)(exc.reason, url) from exc
+            raise type(exc)(exc.reason, url, cause=exc.cause) from exc
         try:
             return await self._sandbox.run(to_page, body, self._settings.pdf_max_pages)
         except FetchError as exc:
-            raise type(exc)(exc.reason, exc.url or url) from exc
+            if exc.url:
+                raise
+            raise type(exc)(exc.reason, url, cause=exc.cause) from exc
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -122,9 +126,9 @@ class HttpFetcher:
                     current = str(response.url.join(location))
                     continue
                 if response.status_code >= 400:
-                    raise FetchError(f"http {response.status_code}", url)
+                    raise FetchError(f"http {response.status_code}", url, cause="http")
                 return await self._read(response, url)
-        raise FetchError(f"too many redirects (>{self._settings.max_redirects})", url)
+        raise FetchError(f"too many redirects (>{self._settings.max_redirects})", url, cause="http")
 
     def _check_peer(self, response: httpx2.Response, url: str) -> None:
         """Refuse a response from a private address even when the name resolved to a public one
@@ -155,7 +159,7 @@ class HttpFetcher:
         kind = kind_from_headers(mime, response.url.path)
         cap = self._settings.max_bytes
         if kind == "pdf" and int(response.headers.get("content-length") or 0) > cap:
-            raise TooLargeError("too large", url)
+            raise FetchError("too large", url, cause="too-large")
         inflater = Inflater(response.headers.get("content-encoding", ""))
         chunks: list[bytes] = []
         size = 0
@@ -187,7 +191,7 @@ def to_page(body: Body, pdf_max_pages: int) -> Page:
     kind = settle_kind(kind_from_headers(body.mime, _path(body.final_url)), body)
     extracted = _extract(kind, body, pdf_max_pages)
     if len(extracted.text.strip()) < MIN_TEXT_CHARS:
-        raise FetchError("no text", body.url)
+        raise FetchError("no text", body.url, cause="no-text")
     return Page(
         url=body.url,
         title=extracted.title or body.final_url,
@@ -203,11 +207,11 @@ def to_page(body: Body, pdf_max_pages: int) -> Page:
 def _extract(kind: Kind, body: Body, pdf_max_pages: int) -> Extracted:
     if kind == "pdf":
         if body.truncated:
-            raise TooLargeError("too large", body.url)
+            raise FetchError("too large", body.url, cause="too-large")
         try:
             return extract_pdf(body.data, max_pages=pdf_max_pages)
         except FetchError as exc:
-            raise FetchError(exc.reason, body.url) from exc
+            raise FetchError(exc.reason, body.url, cause=exc.cause) from exc
     text = decode_text(body)
     if kind == "text":
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")

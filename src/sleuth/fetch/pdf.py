@@ -26,7 +26,7 @@ def _extract(data: bytes, max_pages: int) -> Extracted:
     try:
         document = pypdfium2.PdfDocument(data)
     except pypdfium2.PdfiumError as exc:
-        raise FetchError(f"unreadable pdf: {exc}") from exc
+        raise FetchError(f"unreadable pdf: {exc}", cause="unsupported") from exc
     try:
         metadata = document.get_metadata_dict(skip_empty=True)
         pages = [_page_text(document, i) for i in range(min(len(document), max_pages))]

@@ -14,6 +14,7 @@ from anthropic.types import MessageParam
 
 from ..ports import Message, TokenUsage
 from .base import ProviderChat, transport_failure
+from .clients import ClientPool
 from .keys import NO_KEY, shared_ring
 from .meter import Meter
 from .retry import Failure, RetryPolicy, error_detail, parse_retry_after
@@ -28,15 +29,21 @@ class AnthropicChat(ProviderChat):
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
         meter: Meter | None = None,
+        clients: ClientPool | None = None,
     ) -> None:
         ring = shared_ring(f"anthropic:{base_url}", api_keys)
         super().__init__(model, ring, retry, meter, timeout_s)
-        self._client = anthropic.AsyncAnthropic(
-            api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
+        self._owns_client = clients is None
+        self._client = (clients or ClientPool()).get(
+            ("anthropic", base_url, timeout_s),
+            lambda: anthropic.AsyncAnthropic(
+                api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
+            ),
         )
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._owns_client:
+            await self._client.close()
 
     async def _attempt(
         self, key: str, messages: Sequence[Message], max_tokens: int

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..ports import ChatModel
+from .clients import ClientPool
 from .keys import split_keys
 from .meter import Meter
 from .pricing import DEFAULT_PRICES, Prices, prices_from_env
@@ -124,7 +125,10 @@ def make_meter(settings: LLMSettings) -> Meter:
 
 
 def build_chat_model(
-    settings: LLMSettings, meter: Meter | None, stage: Stage = "synth"
+    settings: LLMSettings,
+    meter: Meter | None,
+    stage: Stage = "synth",
+    clients: ClientPool | None = None,
 ) -> ChatModel | None:
     """The chat model for `stage`, or None when no LLM is configured."""
     if not settings.configured:
@@ -139,6 +143,7 @@ def build_chat_model(
         timeout_s=settings.timeout_s,
         retry=settings.retry,
         meter=meter,
+        clients=clients,
     )
 
 

@@ -8,6 +8,7 @@ the summary say so, because then the cap cannot see everything that was spent.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import BudgetExceededError
@@ -63,17 +64,7 @@ class Meter:
 
     def summary_line(self) -> str:
         """e.g. `cost · $0.0132 · gpt-4o-mini 3 calls 5,210→812 tok`; empty before any call."""
-        usages = self.by_model()
-        if not usages:
-            return ""
-        total = "unpriced" if len(self.unpriced) == len(usages) else f"${self.spent_usd:.4f}"
-        parts = [f"cost · {total}"]
-        for name, u in usages.items():
-            calls = f"{u.calls} call" + ("" if u.calls == 1 else "s")
-            tokens = f"{u.input_tokens:,}→{u.output_tokens:,} tok"
-            own_cost = _cost_label(u.cost_usd) if len(usages) > 1 or u.cost_usd is None else ""
-            parts.append(" ".join(p for p in (name, calls, tokens, own_cost) if p))
-        return " · ".join(parts)
+        return summary_of(self.by_model())
 
     def _usage(self, name: str, t: _Tally) -> ModelUsage:
         price = self.prices.lookup(name)
@@ -83,3 +74,19 @@ class Meter:
 
 def _cost_label(cost: float | None) -> str:
     return "unpriced" if cost is None else f"${cost:.4f}"
+
+
+def summary_of(usages: Mapping[str, ModelUsage]) -> str:
+    """The one-line cost summary of a run's model use; empty when no model was called."""
+    if not usages:
+        return ""
+    unpriced = [n for n, u in usages.items() if u.cost_usd is None]
+    spent = sum(u.cost_usd or 0.0 for u in usages.values())
+    total = "unpriced" if len(unpriced) == len(usages) else f"${spent:.4f}"
+    parts = [f"cost · {total}"]
+    for name, u in usages.items():
+        calls = f"{u.calls} call" + ("" if u.calls == 1 else "s")
+        tokens = f"{u.input_tokens:,}→{u.output_tokens:,} tok"
+        own_cost = _cost_label(u.cost_usd) if len(usages) > 1 or u.cost_usd is None else ""
+        parts.append(" ".join(p for p in (name, calls, tokens, own_cost) if p))
+    return " · ".join(parts)

@@ -15,6 +15,7 @@ from openai.types.chat import ChatCompletionMessageParam
 
 from ..ports import Message, TokenUsage
 from .base import ProviderChat, transport_failure
+from .clients import ClientPool
 from .keys import NO_KEY, shared_ring
 from .meter import Meter
 from .retry import Failure, RetryPolicy, error_detail, parse_retry_after
@@ -29,18 +30,24 @@ class OpenAIChat(ProviderChat):
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
         meter: Meter | None = None,
+        clients: ClientPool | None = None,
     ) -> None:
         ring = shared_ring(f"openai:{base_url}", api_keys)
         super().__init__(model, ring, retry, meter, timeout_s)
         # api.openai.com rejects `max_tokens` for reasoning models; compatible servers may not
         # know the newer `max_completion_tokens`.
         self._official = base_url is None
-        self._client = openai.AsyncOpenAI(
-            api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
+        self._owns_client = clients is None
+        self._client = (clients or ClientPool()).get(
+            ("openai", base_url, timeout_s),
+            lambda: openai.AsyncOpenAI(
+                api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
+            ),
         )
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._owns_client:
+            await self._client.close()
 
     async def _attempt(
         self, key: str, messages: Sequence[Message], max_tokens: int

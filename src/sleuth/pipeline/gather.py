@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
 from ..errors import BlockedURLError, SearchError
-from ..events import Event, FetchSkipped, NearDuplicate, Notice, SearchDegraded, Searched
+from ..events import Emit, Event, FetchSkipped, NearDuplicate, Notice, SearchDegraded, Searched
 from ..fetch.domains import DomainPolicy
 from ..ports import Fetcher, SearchBackend, SearchQuery
+from ..runtime import Tasks
 from ..types import ResearchRequest, SearchResult
 from ..urls import normalize_url
 from .candidates import Candidate, cap_per_site, fuse
@@ -70,51 +71,47 @@ async def run_round(
     gathering: Gathering,
     queries: Sequence[str],
     limits: RoundLimits,
+    emit: Emit,
+    tasks: Tasks,
     seeds: Sequence[SearchResult] = (),
-) -> AsyncIterator[Event]:
+) -> None:
     """Search `queries`, read what is new, and add it to `gathering`."""
-    side: list[Event] = []
     gathering.queries.extend(q for q in queries if q not in gathering.queries)
-    lists = await search_round(backends, gathering, queries, side)
-    for event in side:
-        yield event
+    lists = await search_round(backends, gathering, queries, emit)
     if seeds:
         lists.insert(0, list(seeds))
     candidates = choose(lists, gathering, limits)
-    allowed: list[Candidate] = []
-    for event in filter_domains(candidates, gathering, allowed):
-        yield event
-    async for event in read_round(backends.fetcher, allowed, gathering, limits):
-        yield event
+    allowed = filter_domains(candidates, gathering, emit)
+    await read_round(backends.fetcher, allowed, gathering, limits, emit, tasks)
 
 
 async def search_round(
-    backends: Backends, gathering: Gathering, queries: Sequence[str], side: list[Event]
+    backends: Backends, gathering: Gathering, queries: Sequence[str], emit: Emit
 ) -> list[list[SearchResult]]:
     local: list[list[SearchResult]] = []
     if backends.include is not None:
-        local = await search_all(backends.include, queries, gathering, side)
-    lists = await search_all(backends.search, queries, gathering, side)
+        local = await search_all(backends.include, queries, gathering, emit)
+    lists = await search_all(backends.search, queries, gathering, emit)
     if not any(lists) and not any(local) and backends.fallback is not None:
         reason = "; ".join(gathering.causes) or "no results"
-        side.append(
+        emit(
             Notice(
                 f"search found nothing ({reason}); retrying through the fallback "
                 f"backend {backends.fallback.name}"
             )
         )
-        lists = await search_all(backends.fallback, queries, gathering, side)
+        lists = await search_all(backends.fallback, queries, gathering, emit)
     return local + lists
 
 
 async def search_all(
-    backend: SearchBackend, queries: Sequence[str], gathering: Gathering, side: list[Event]
+    backend: SearchBackend, queries: Sequence[str], gathering: Gathering, emit: Emit
 ) -> list[list[SearchResult]]:
     since = gathering.request.since
 
     async def one(q: str) -> tuple[list[SearchResult], SearchError | None, int]:
         started = time.monotonic()
-        query = SearchQuery(q, gathering.request.max_results, since=since, report=side.append)
+        query = SearchQuery(q, gathering.request.max_results, since=since, report=emit)
         try:
             found, error = await backend.search(query), None
         except SearchError as exc:
@@ -128,9 +125,9 @@ async def search_all(
         gathering.search_ms += ms
         if error is not None:
             gathering.causes.append(f"{backend.name}: {error}")
-            side.append(SearchDegraded(backend.name, str(error)))
+            emit(SearchDegraded(backend.name, str(error)))
         else:
-            side.append(Searched(q, backend.name, len(found), ms))
+            emit(Searched(q, backend.name, len(found), ms))
         lists.append(found)
     return lists
 
@@ -148,42 +145,46 @@ def choose(
 
 
 def filter_domains(
-    candidates: list[Candidate], gathering: Gathering, allowed: list[Candidate]
-) -> list[Event]:
+    candidates: list[Candidate], gathering: Gathering, emit: Emit
+) -> list[Candidate]:
+    """The candidates the domain lists allow; each refusal is emitted."""
     policy = DomainPolicy.from_lists(
         gathering.request.allow_domains, gathering.request.deny_domains
     )
-    events: list[Event] = []
+    allowed: list[Candidate] = []
     for cand in candidates:
         try:
             if cand.result.page is None:
                 policy.check(cand.url)
         except BlockedURLError as exc:
-            events.append(FetchSkipped(cand.url, exc.reason, exc.code))
+            emit(FetchSkipped(cand.url, exc.reason, exc.cause))
             gathering.causes.append(f"{cand.url}: {exc.reason}")
             continue
         allowed.append(cand)
-    return events
+    return allowed
 
 
 async def read_round(
-    fetcher: Fetcher, candidates: list[Candidate], gathering: Gathering, limits: RoundLimits
-) -> AsyncIterator[Event]:
+    fetcher: Fetcher,
+    candidates: list[Candidate],
+    gathering: Gathering,
+    limits: RoundLimits,
+    emit: Emit,
+    tasks: Tasks,
+) -> None:
     started = time.monotonic()
     request = gathering.request
-    outcome = ReadOutcome()
     read_limits = ReadLimits(
         limits.read_deadline_s, limits.settle_after, limits.settle_wait_s, request.concurrency
     )
     to_fetch = [c for c in candidates if c.result.page is None]
-    async for event in read_all(to_fetch, fetcher, read_limits, outcome):
-        yield event
+    outcome = await read_all(to_fetch, fetcher, read_limits, emit, tasks)
     gathering.read_ms += int((time.monotonic() - started) * 1000)
     gathering.pages_read += len(outcome.pages)
     gathering.causes.extend(f"{url}: {reason}" for url, reason in outcome.failed.items())
     fresh = [_read_for(c, outcome) for c in candidates if c.url not in outcome.blocked]
     for event in await asyncio.to_thread(keep_reads, fresh, gathering):
-        yield event
+        emit(event)
 
 
 def _read_for(cand: Candidate, outcome: ReadOutcome) -> Read:
@@ -214,11 +215,11 @@ def _refusal(read: Read, gathering: Gathering, policy: DomainPolicy) -> Event | 
         try:
             policy.check(redirected)
         except BlockedURLError as exc:
-            return FetchSkipped(url, f"redirected: {exc.reason}", exc.code)
+            return FetchSkipped(url, f"redirected: {exc.reason}", exc.cause)
     since = gathering.request.since
     published = (read.page.published if read.page else None) or read.candidate.result.published
     if since is not None and is_before(published, since):
-        return FetchSkipped(url, f"published {published}, before --since {since}", "STALE")
+        return FetchSkipped(url, f"published {published}, before {since} (since)", "stale")
     if read.page is not None and gathering.dupes is not None:
         copy_of = _duplicate_of(read, gathering)
         if copy_of is not None:

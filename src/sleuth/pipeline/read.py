@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import BlockedURLError, FetchError
-from ..events import Event, Fetched, FetchSkipped
+from ..events import Emit, Fetched, FetchSkipped
 from ..ports import Fetcher
+from ..runtime import Tasks
 from ..types import Page
 from .candidates import Candidate
 
@@ -51,15 +52,16 @@ async def _fetch_one(
 
 
 async def read_all(
-    candidates: Sequence[Candidate], fetcher: Fetcher, limits: ReadLimits, outcome: ReadOutcome
-) -> AsyncIterator[Event]:
-    """Fetch candidates, yielding fetch events as they finish; results land in `outcome`."""
+    candidates: Sequence[Candidate], fetcher: Fetcher, limits: ReadLimits, emit: Emit, tasks: Tasks
+) -> ReadOutcome:
+    """Fetch candidates, emitting a fetch event as each finishes; unfinished ones are cancelled."""
+    outcome = ReadOutcome()
     gate = asyncio.Semaphore(max(1, limits.concurrency))
-    tasks = {asyncio.create_task(_fetch_one(fetcher, c.url, gate)): c.url for c in candidates}
+    urls = {tasks.spawn(_fetch_one(fetcher, c.url, gate)): c.url for c in candidates}
     loop = asyncio.get_running_loop()
     hard_stop = loop.time() + limits.deadline_s
     settle_stop: float | None = None
-    pending = set(tasks)
+    pending: set[asyncio.Task[tuple[str, Page | FetchError, int]]] = set(urls)
     try:
         while pending:
             stop = hard_stop if settle_stop is None else min(hard_stop, settle_stop)
@@ -70,28 +72,29 @@ async def read_all(
                 pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
             )
             for task in done:
-                for event in _record(task.result(), outcome):
-                    yield event
+                emit(_record(task.result(), outcome))
             if settle_stop is None and len(outcome.pages) >= limits.settle_after:
                 settle_stop = loop.time() + limits.settle_wait_s
     finally:
         for task in pending:
             task.cancel()
-            outcome.unfinished.append(tasks[task])
+            outcome.unfinished.append(urls[task])
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
     for url in outcome.unfinished:
-        yield FetchSkipped(
-            url, "not read within the deadline; using its search snippet", "NOT_READ_IN_TIME"
-        )
+        reason = "not read within the deadline; using its search snippet"
+        emit(FetchSkipped(url, reason, "deadline"))
+    return outcome
 
 
-def _record(item: tuple[str, Page | FetchError, int], outcome: ReadOutcome) -> list[Event]:
+def _record(
+    item: tuple[str, Page | FetchError, int], outcome: ReadOutcome
+) -> Fetched | FetchSkipped:
     url, page, ms = item
     if isinstance(page, FetchError):
         outcome.failed[url] = page.reason
         if isinstance(page, BlockedURLError):
             outcome.blocked.add(url)
-        return [FetchSkipped(url, page.reason, page.code)]
+        return FetchSkipped(url, page.reason, page.cause)
     outcome.pages[url] = page
-    return [Fetched(url, len(page.text), ms, page.from_cache)]
+    return Fetched(url, len(page.text), ms, page.from_cache)

@@ -116,7 +116,10 @@ def check_mode(mode: str) -> AuthorityMode:
     for known in AUTHORITY_MODES:
         if mode == known:
             return known
-    raise UsageError(f"--source-authority must be one of prefer, strict, off (got {mode!r})")
+    raise UsageError(
+        f"source_authority must be one of prefer, strict, off (got {mode!r})",
+        setting="source_authority",
+    )
 
 
 def order_by_authority(

@@ -49,3 +49,10 @@ class Settings:
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Defaults plus what only the environment sets (see `table.ENV_ONLY`)."""
+        env = dict(os.environ if env is None else env)
+        private = env.get("SLEUTH_ALLOW_PRIVATE_NETWORK", "").strip().lower() in ("1", "true")
+        return cls(allow_private_network=private, env=env)

@@ -1,11 +1,16 @@
-"""The run's wall-clock limit (--max-runtime): every phase takes what is left."""
+"""What bounds a run: its wall-clock limit (`Deadline`) and the tasks it owns (`Tasks`).
+
+Every phase takes what is left of the deadline. Every task a run starts is created through its
+`Tasks`, so a run that ends, fails or loses its consumer cancels all of them at once; no triage
+or page read outlives the run that asked for it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable, Coroutine
+from typing import Any, TypeVar
 
 from .errors import DeadlineExceeded
 from .events import Event
@@ -26,7 +31,9 @@ class Deadline:
         return seconds if left is None else max(0.0, min(seconds, left))
 
     def expired(self) -> DeadlineExceeded:
-        return DeadlineExceeded(f"stopped at the --max-runtime limit of {self.seconds:g} s")
+        return DeadlineExceeded(
+            f"stopped at the max_runtime limit of {self.seconds:g} s", setting="max_runtime"
+        )
 
     async def run(self, awaitable: Awaitable[T]) -> T:
         left = self.remaining()
@@ -58,3 +65,27 @@ class Deadline:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+
+class Tasks:
+    """The tasks one run started; `cancel()` stops every one still running and waits for it."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    @property
+    def running(self) -> int:
+        return sum(1 for t in self._tasks if not t.done())
+
+    async def cancel(self) -> None:
+        pending = [t for t in self._tasks if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)

@@ -1,0 +1,246 @@
+"""`Sleuth`: the application. It owns what a process shares (HTTP pool, page cache, browser,
+model clients, session store) and offers every use case; the CLI, the library's `research()`,
+`sleuth eval`, the bench, and the server are thin callers of it.
+
+    async with Sleuth() as app:
+        result = await app.ask("How long are Example Cloud audit logs kept?", search="searxng")
+        async for event in app.stream("what is new in Python 3.13?", deep=2):
+            ...
+
+Each use case saves its session and trace itself, so a run looks and is saved the same way
+whichever face started it. Options are setting names from `sleuth.settings.table`
+(`max_sources=8`, `since="30d"`, `deep=2`); many runs may go at once on one `Sleuth`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
+from dataclasses import replace
+from typing import Any
+
+from ..engine import Engine
+from ..errors import SleuthError, UsageError
+from ..events import Done, Event, Failed, Notice
+from ..ports import SearchQuery
+from ..settings import Settings, sleuth_home
+from ..store import SessionStore
+from ..store.records import SessionRecord
+from ..types import Result, SearchResult
+from .assemble import Resources, backend_settings, build_parts
+from .diff import SessionDiff, diff_sessions
+from .doctor import Check, run_checks
+from .options import Prepared, prepare
+from .seeds import seed_results
+from .trace import Trace
+
+OnEvent = Callable[[Event], None]
+QUICK_LIMIT_S = 45.0  # a run stops here unless max_runtime says otherwise (the seed's limits)
+DEEP_LIMIT_S = 150.0
+
+
+class Sleuth:
+    def __init__(self, settings: Settings | None = None, *, store: SessionStore | None = None):
+        self.settings = settings or Settings()
+        self.home = sleuth_home(self.settings.env)
+        self.resources = Resources(self.home)
+        self._store = store
+
+    async def __aenter__(self) -> Sleuth:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.resources.aclose()
+
+    @property
+    def sessions(self) -> SessionStore:
+        if self._store is None:
+            self._store = SessionStore(self.home / "sessions.db")
+        return self._store
+
+    # -- research ------------------------------------------------------------------------------
+
+    def prepare(self, question: str, **values: Any) -> Prepared:
+        """Settings, request and saving for a run; `values` are setting names (see the table)."""
+        prepared = prepare(question, self.settings, values)
+        if prepared.request.max_runtime_s is None:
+            limit = DEEP_LIMIT_S if prepared.request.depth == "deep" else QUICK_LIMIT_S
+            prepared = replace(prepared, request=replace(prepared.request, max_runtime_s=limit))
+        return prepared
+
+    def stream(
+        self, question: str, *, run_id: str | None = None, **values: Any
+    ) -> AsyncIterator[Event]:
+        """The events of one run; its `Done` carries the result with its saved session id."""
+        return self.run(self.prepare(question, **values), run_id=run_id)
+
+    async def ask(self, question: str, *, on_event: OnEvent | None = None, **values: Any) -> Result:
+        """Research `question` and return the saved result; raises SleuthError on failure."""
+        return await finish(self.stream(question, **values), on_event)
+
+    async def run(
+        self, prepared: Prepared, *, rewrite: bool = False, run_id: str | None = None
+    ) -> AsyncIterator[Event]:
+        """Run a prepared request (or only re-write it from its seeds) and save it."""
+        built = build_parts(prepared.settings, self.resources)
+        engine = Engine.of(built.parts)
+        events = (engine.rewrite if rewrite else engine.run)(prepared.request, run_id)
+        trace = Trace()
+        try:
+            async with aclosing(events):  # type: ignore[type-var]
+                async for event in events:
+                    trace(event)
+                    if isinstance(event, Done):
+                        for item in self._saved(event, prepared, trace):
+                            yield item
+                        return
+                    yield event
+        finally:
+            await built.aclose()
+
+    def _saved(self, done: Done, prepared: Prepared, trace: Trace) -> list[Event]:
+        """`done` with its session id once saved; a failed save costs a notice, not the answer."""
+        if not prepared.saving.enabled:
+            return [done]
+        try:
+            result = self._save(done.result, prepared, trace)
+        except (SleuthError, OSError, sqlite3.Error) as exc:
+            note = Notice(f"the session was not saved: {exc}", run_id=done.run_id, seq=done.seq)
+            return [note, replace(done, seq=done.seq + 1)]
+        return [replace(done, result=result)]
+
+    def _save(self, result: Result, prepared: Prepared, trace: Trace) -> Result:
+        saving, request = prepared.saving, prepared.request
+        record = SessionRecord.new(
+            request.question.strip(),
+            result,
+            options={"depth": request.depth, **saving.options},
+            plan=trace.plan,
+            rounds=trace.rounds,
+            tags=saving.tags,
+            parent_id=saving.parent_id,
+        )
+        self.sessions.save(record)
+        return record.result
+
+    async def search(self, query: str, *, limit: int = 10, **values: Any) -> list[SearchResult]:
+        """One search through the configured backend, without reading any page."""
+        from ..search.spec import build_search
+
+        text = query.strip()
+        if not text:
+            raise UsageError("the query is empty", setting="query")
+        settings = prepare(text, self.settings, values).settings
+        backend = build_search(settings.search, backend_settings(settings))
+        try:
+            return await backend.search(SearchQuery(text, limit))
+        finally:
+            close = getattr(backend, "aclose", None)
+            if close is not None:
+                await close()
+
+    # -- building on saved sessions ----------------------------------------------------------
+
+    def from_session(self, session_id: str, question: str | None = None, **values: Any) -> Prepared:
+        """A run seeded with a saved session's sources, saved as its child with its tags; it
+        searches the parent's backend unless `search` is given."""
+        record = self.sessions.get(session_id)
+        saved_search = record.options.get("search")
+        if "search" not in values and isinstance(saved_search, str) and saved_search:
+            values = {**values, "search": saved_search}
+        prepared = self.prepare((question or "").strip() or record.question, **values)
+        seeds = seed_results(record.result.sources)
+        saving = replace(
+            prepared.saving,
+            tags=(*prepared.saving.tags, *record.tags),
+            parent_id=record.id,
+        )
+        return replace(prepared, request=replace(prepared.request, seeds=seeds), saving=saving)
+
+    async def resume(
+        self,
+        session_id: str,
+        question: str | None = None,
+        *,
+        on_event: OnEvent | None = None,
+        **values: Any,
+    ) -> Result:
+        """Re-write a saved session's answer from its saved sources only (no search, no reading)."""
+        prepared = self.from_session(session_id, question, **values)
+        return await finish(self.run(prepared, rewrite=True), on_event)
+
+    async def continue_(
+        self,
+        session_id: str,
+        question: str | None = None,
+        *,
+        on_event: OnEvent | None = None,
+        **values: Any,
+    ) -> Result:
+        """A full run seeded with a saved session's sources; known pages are not fetched again."""
+        prepared = self.from_session(session_id, question, **values)
+        return await finish(self.run(prepared), on_event)
+
+    async def rerun(
+        self, session_id: str, *, on_event: OnEvent | None = None, **values: Any
+    ) -> tuple[Result, SessionDiff | None]:
+        """The saved question again from scratch (pages read afresh), saved, and the diff."""
+        record = self.sessions.get(session_id)
+        prepared = self.from_session(session_id, **values)
+        fresh = replace(
+            prepared,
+            settings=replace(prepared.settings, refresh_cache=True),
+            request=replace(prepared.request, seeds=()),
+        )
+        result = await finish(self.run(fresh), on_event)
+        if result.session_id is None:
+            return result, None
+        return result, self.diff(record.id, result.session_id)
+
+    def diff(self, first: str, second: str) -> SessionDiff:
+        return diff_sessions(self.sessions.get(first), self.sessions.get(second))
+
+    async def narrate(self, first: str, second: str, **values: Any) -> str:
+        """The model's account of what changed in substance between two runs."""
+        from ..llm.factory import build_chat_model, make_meter
+        from .assemble import llm_settings
+        from .narrate import narrate
+
+        config = llm_settings(prepare("narrate", self.settings, values).settings)
+        model = build_chat_model(config, make_meter(config), "critic", self.resources.models)
+        if model is None:
+            raise UsageError(
+                "narrate needs an LLM: configure base_url, or set OPENAI_API_KEY or "
+                "ANTHROPIC_API_KEY",
+                setting="narrate",
+            )
+        a, b = self.sessions.get(first), self.sessions.get(second)
+        return await narrate(
+            model, diff_sessions(a, b), a.result.answer or "", b.result.answer or ""
+        )
+
+    def export(self, session_id: str, fmt: str) -> str:
+        from ..export import render
+
+        return render(self.sessions.get(session_id), fmt)
+
+    async def doctor(self, **values: Any) -> list[Check]:
+        """Environment, storage, LLM endpoint, search backend and browser, checked."""
+        return await run_checks(self.home, prepare("doctor", self.settings, values).settings)
+
+
+async def finish(events: AsyncIterator[Event], on_event: OnEvent | None = None) -> Result:
+    """Read a run's events until it ends: its result, or its error raised."""
+    async with aclosing(events):  # type: ignore[type-var]
+        async for event in events:
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, Done):
+                return event.result
+            if isinstance(event, Failed):
+                raise event.exception or SleuthError(event.error)
+    raise SleuthError("the run ended without a result")

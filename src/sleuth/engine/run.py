@@ -1,0 +1,183 @@
+"""One research run: the ready parts it uses and the state it builds, created per request.
+
+`Parts` are the adapters a run works with (search backends, fetcher, writer, thinking stages,
+meter); the application builds them per request around its shared clients, so nothing a run
+changes — the cost meter, a benched backend, the fallback chosen from `since` — leaks into another
+run. `Run` holds what the run has gathered, its deadline, the tasks it owns and its event
+emitter; the quick and deep flows are functions of a `Run`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from ..errors import NoSourcesError
+from ..events import Emit, Notice, PassagesKept, Verified
+from ..llm.meter import Meter
+from ..pipeline.answer import FinishedAnswer, finish_answer
+from ..pipeline.evidence import build_segmented
+from ..pipeline.gather import Backends, Gathering, RoundLimits, run_round
+from ..pipeline.trust import rate_sources
+from ..pipeline.write.run import WriteOutcome, write_answer
+from ..ports import Fetcher, SearchBackend, Writer, WriteTask
+from ..runtime import Deadline, Tasks
+from ..text import clip
+from ..think.hops import Hopper
+from ..think.plan import Critic, HeuristicCritic, HeuristicPlanner, Planner
+from ..think.structured import Structurer
+from ..types import Citation, Plan, ResearchRequest, Result, SearchResult, Source, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class Stages:
+    """The thinking stages; model-backed when an LLM is configured, heuristics otherwise."""
+
+    planner: Planner = field(default_factory=HeuristicPlanner)
+    critic: Critic = field(default_factory=HeuristicCritic)
+    hopper: Hopper | None = None
+    structurer: Structurer | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """The ready adapters one run uses."""
+
+    search: SearchBackend
+    fetcher: Fetcher
+    writer: Writer
+    include: SearchBackend | None = None
+    fallback: SearchBackend | None = None
+    meter: Meter | None = None
+    stages: Stages = field(default_factory=Stages)
+
+    @property
+    def backends(self) -> Backends:
+        return Backends(self.search, self.fetcher, self.include, self.fallback)
+
+
+@dataclass(frozen=True, slots=True)
+class Drafted:
+    """A written and checked answer over a set of sources."""
+
+    sources: tuple[Source, ...]
+    outcome: WriteOutcome
+    finished: FinishedAnswer
+
+
+@dataclass(slots=True)
+class Run:
+    """The state of one run; never shared between runs."""
+
+    id: str
+    request: ResearchRequest
+    parts: Parts
+    emit: Emit
+    deadline: Deadline
+    gathering: Gathering
+    tasks: Tasks = field(default_factory=Tasks)
+    rounds: int = 1
+    plan: Plan = "single"
+    hops: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def question(self) -> str:
+        return self.request.question.strip()
+
+    async def search_and_read(
+        self, queries: list[str], limits: RoundLimits, seeds: Sequence[SearchResult] = ()
+    ) -> None:
+        """One round, bounded by what is left of the run's deadline."""
+        round_ = run_round(
+            self.parts.backends, self.gathering, queries, limits, self.emit, self.tasks, seeds
+        )
+        await self.deadline.run(round_)
+
+    def sources(self) -> tuple[Source, ...]:
+        g = self.gathering
+        built = build_segmented(g.reads, g.segments, self.request.passages_per_source)
+        return rate_sources(built)
+
+    async def draft(self, aspects: tuple[str, ...] = (), round_no: int = 1) -> Drafted:
+        """Number the sources gathered so far, write from them, and check the citations."""
+        sources = self.sources()
+        if not sources:
+            raise NoSourcesError(no_sources_message(self.gathering.causes))
+        snippets = sum(1 for s in sources if s.snippet)
+        self.emit(PassagesKept(len(sources), sum(len(s.passages) for s in sources), snippets))
+        if self.request.schema is not None:
+            return await self.deadline.run(self._structured(sources))
+        if round_no == 1:
+            self._writer_notices()
+        task = self._write_task(sources, aspects)
+        outcome = await self.deadline.run(
+            write_answer(self.parts.writer, task, self.emit, round_no)
+        )
+        finished = finish_answer(outcome.text, sources, self.request)
+        self.emit(Verified(finished.verification.checked, finished.verification.supported))
+        return Drafted(sources, outcome, finished)
+
+    def _writer_notices(self) -> None:
+        notice: str | None = getattr(self.parts.writer, "notice", None)
+        if notice:
+            self.emit(Notice(notice))
+            if self.request.language:
+                message = "language needs an LLM; the extractive answer keeps the sources' language"
+                self.emit(Notice(message, setting="language"))
+
+    def _write_task(self, sources: tuple[Source, ...], aspects: tuple[str, ...]) -> WriteTask:
+        r = self.request
+        return WriteTask(self.question, sources, r.output_kind, r.language, aspects, r.tldr)
+
+    async def _structured(self, sources: tuple[Source, ...]) -> Drafted:
+        structurer, schema = self.parts.stages.structurer, self.request.schema
+        assert structurer is not None and schema is not None
+        started = time.monotonic()
+        data = await structurer.fill(self.question, schema, sources)
+        outcome = WriteOutcome("", "llm", int((time.monotonic() - started) * 1000))
+        finished = finish_answer("", sources, replace(self.request, verify_cites=False))
+        everything = tuple(
+            Citation(s.number, s.url, s.title, clip(s.passages[0].text, 300) if s.passages else "")
+            for s in sources
+        )
+        finished = replace(finished, answer="", citations=everything, data=data)
+        return Drafted(sources, outcome, finished)
+
+    def result(self, drafted: Drafted) -> Result:
+        finished, g = drafted.finished, self.gathering
+        meter = self.parts.meter
+        usage = Usage(
+            searches=g.searches,
+            pages_read=g.pages_read,
+            rounds=self.rounds,
+            plan=self.plan,
+            hops=self.hops,
+            duration_ms=int((time.monotonic() - self.started) * 1000),
+            search_ms=g.search_ms,
+            read_ms=g.read_ms,
+            model_ms=drafted.outcome.model_ms,
+            by_model=meter.by_model() if meter is not None else {},
+        )
+        return Result(
+            query=self.question,
+            answer=None if finished.data is not None else finished.answer,
+            citations=finished.citations,
+            sources=drafted.sources,
+            queries=tuple(g.queries),
+            confidence=finished.confidence,
+            verification=finished.verification,
+            source_trust=finished.source_trust,
+            usage=usage,
+            data=finished.data,
+            writer=drafted.outcome.writer,
+        )
+
+
+def no_sources_message(causes: list[str]) -> str:
+    if not causes:
+        return "no sources found: search returned no results for the question"
+    shown = "; ".join(causes[:8])
+    more = f" (and {len(causes) - 8} more)" if len(causes) > 8 else ""
+    return f"no sources found: {shown}{more}"

@@ -1,0 +1,306 @@
+"""The one settings table: every setting once, with its type, default, env twin and help.
+
+The CLI's options, the config file's keys and values, `sleuth config show`, the README's command
+reference and the HTTP request models are all generated from this table or checked against it
+(a test holds the `Settings` and `ResearchRequest` dataclasses to the same names and defaults).
+
+A setting's `kind` says how its value is written in a flag, a file, a variable or a JSON field:
+
+    flag      true/false (`--no-cache`)          text     free text
+    int       a whole number in [low, high]      float    a number in [low, high]
+    choice    one of `choices`                   list     comma-separated items (repeatable)
+    path      a file path                        duration  90s, 500ms, 10min, 1h
+    since     a date (2024-01-31, 2024) or an age back from today (30d, 2w, 6mo, 1y)
+    rounds    `--deep` alone is 2 rounds; `--deep=N` up to N
+
+`target` says who consumes it: `engine` (how a run is assembled: backends, reading, models),
+`run` (what one run does), `session` (how it is saved) or `output` (how an interface shows it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+Kind = Literal[
+    "flag", "text", "int", "float", "choice", "list", "path", "duration", "since", "rounds"
+]
+Target = Literal["engine", "run", "session", "output"]
+
+# Closed choices, named once and used by the table, the dataclasses and the API models.
+BROWSER_MODES = ("auto", "always", "never")
+SOURCE_AUTHORITY = ("prefer", "strict", "off")
+API_FORMATS = ("auto", "openai", "anthropic")
+OUTPUTS = ("answer", "report")
+DEPTHS = ("quick", "deep")
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    name: str
+    kind: Kind
+    default: Any
+    help: str
+    target: Target
+    env: bool = True  # has a SLEUTH_<NAME> twin; output paths never do
+    choices: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    metavar: str | None = None
+    short: str | None = None  # e.g. -v
+    secret: bool = False  # never shown in full (config show, the web UI)
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env_name(self) -> str | None:
+        return f"SLEUTH_{self.name.upper()}" if self.env else None
+
+    @property
+    def config_key(self) -> str:
+        return self.name
+
+
+def _s(name: str, kind: Kind, default: Any, help: str, target: Target, **extra: Any) -> Setting:
+    return Setting(name, kind, default, help, target, **extra)
+
+
+_TABLE = (
+    # ------------------------------------------------------------------ search
+    _s(
+        "search",
+        "text",
+        "duckduckgo",
+        "Search backend: a name, or multi:a,b,c.",
+        "engine",
+        metavar="SPEC",
+    ),
+    _s(
+        "search_fallback",
+        "text",
+        None,
+        "Backend to retry a round through when search finds nothing: wikipedia, or "
+        "news,wikipedia with --since; 'none' disables.",
+        "engine",
+        metavar="SPEC",
+    ),
+    _s(
+        "include",
+        "list",
+        (),
+        "Local files or directories (.md .txt .html .pdf) to use as sources.",
+        "engine",
+        metavar="PATH[,PATH]",
+    ),
+    # ------------------------------------------------------------------ reading
+    _s("no_cache", "flag", False, "Do not read or write the page cache.", "engine"),
+    _s(
+        "browser",
+        "choice",
+        "auto",
+        "Read pages in headless Chromium: when plain HTTP yields too little text (auto), always, "
+        "or never. Needs the browser extra.",
+        "engine",
+        choices=BROWSER_MODES,
+    ),
+    _s(
+        "browser_executable",
+        "path",
+        None,
+        "Chromium to launch (default: chromium on PATH).",
+        "engine",
+        metavar="PATH",
+    ),
+    _s(
+        "browser_cdp_endpoint",
+        "text",
+        None,
+        "Use a running Chromium over CDP instead of launching one.",
+        "engine",
+        metavar="URL",
+    ),
+    _s("pdf_max_pages", "int", 50, "Pages of a PDF to read.", "engine", low=1, high=2000),
+    _s(
+        "since",
+        "since",
+        None,
+        "Drop pages published before this (2024-01-31, 2024, or 30d, 2w, 6mo, 1y); undated pages "
+        "are kept.",
+        "run",
+        metavar="DATE|AGE",
+    ),
+    _s(
+        "source_authority",
+        "choice",
+        "prefer",
+        "Order fetch slots by domain authority; strict also drops content farms.",
+        "run",
+        choices=SOURCE_AUTHORITY,
+    ),
+    _s(
+        "dedupe_threshold",
+        "float",
+        0.9,
+        "Word 5-gram Jaccard similarity at which a page counts as a copy of one already kept.",
+        "run",
+        low=0.01,
+        high=1.0,
+    ),
+    _s("no_dedupe", "flag", False, "Keep near-duplicate pages.", "run"),
+    _s(
+        "allow_domain",
+        "list",
+        (),
+        "Only read pages from these domains (and their subdomains).",
+        "run",
+        metavar="DOMAIN[,DOMAIN]",
+    ),
+    _s(
+        "deny_domain",
+        "list",
+        (),
+        "Never read pages from these domains (and their subdomains).",
+        "run",
+        metavar="DOMAIN[,DOMAIN]",
+    ),
+    _s("concurrency", "int", 10, "Pages read at once.", "run", low=1, high=64),
+    # ------------------------------------------------------------------ model
+    _s(
+        "base_url",
+        "text",
+        None,
+        "OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp, ...).",
+        "engine",
+    ),
+    _s("api_key", "text", None, "LLM API key (several: key1,key2).", "engine", secret=True),
+    _s("model", "text", None, "Model that writes the answer.", "engine"),
+    _s("api_format", "choice", "auto", "LLM wire format.", "engine", choices=API_FORMATS),
+    _s("plan_model", "text", None, "Model for planning and triage.", "engine"),
+    _s("critic_model", "text", None, "Model for the deep critic.", "engine"),
+    _s(
+        "context_tokens",
+        "int",
+        16000,
+        "The model's context size; passages are trimmed by rank to fit.",
+        "engine",
+        low=2000,
+    ),
+    _s(
+        "max_cost",
+        "float",
+        None,
+        "Stop before the next model call once this much is spent; exit 2.",
+        "engine",
+        low=0.0,
+        metavar="USD",
+    ),
+    # ------------------------------------------------------------------ the run
+    _s(
+        "deep",
+        "rounds",
+        None,
+        "Deep research: plan sub-queries, then up to N critic rounds (bare --deep: 2).",
+        "run",
+        low=0,
+        high=10,
+        metavar="[=N]",
+    ),
+    _s(
+        "output",
+        "choice",
+        None,
+        "An answer (quick default) or a sectioned report (deep default).",
+        "run",
+        choices=OUTPUTS,
+    ),
+    _s(
+        "schema",
+        "path",
+        None,
+        "Fill this JSON Schema from the sources (needs an LLM); the result has `data` instead of "
+        "`answer`.",
+        "run",
+        metavar="FILE",
+    ),
+    _s("tldr", "flag", False, "Start with a cited one-paragraph summary.", "run"),
+    _s(
+        "language",
+        "text",
+        None,
+        "Write the answer in this language (needs an LLM).",
+        "run",
+        metavar="LANG",
+    ),
+    _s(
+        "max_sources",
+        "int",
+        None,
+        "Most sources given to the writer (default 6, deep 15).",
+        "run",
+        low=1,
+        high=50,
+    ),
+    _s(
+        "max_runtime",
+        "duration",
+        None,
+        "Stop the whole run after this long (e.g. 90s, 10min); exit 5.",
+        "run",
+        metavar="DURATION",
+    ),
+    _s(
+        "cite_min_recall",
+        "float",
+        0.4,
+        "Share of a sentence's content words its cited source must contain.",
+        "run",
+        low=0.0,
+        high=1.0,
+    ),
+    _s("no_verify_cites", "flag", False, "Skip the lexical citation check.", "run"),
+    # ------------------------------------------------------------------ saving
+    _s("no_sessions", "flag", False, "Do not save this run as a session.", "session"),
+    _s("tag", "list", (), "Label the saved session.", "session", metavar="TAG[,TAG]"),
+    # ------------------------------------------------------------------ output
+    _s(
+        "json",
+        "flag",
+        False,
+        "Print JSON instead of text (for ask: the result shape in the README's 'The result').",
+        "output",
+    ),
+    _s("out", "path", None, "Also write the final output to this file.", "output", env=False),
+    _s("verbose", "flag", False, "Print every run event on stderr.", "output", short="-v"),
+    _s("no_cost", "flag", False, "Do not print the cost summary.", "output"),
+    _s("strict_cites", "flag", False, "Exit 4 when any citation is unsupported.", "output"),
+)
+
+SETTINGS: Mapping[str, Setting] = MappingProxyType({s.name: s for s in _TABLE})
+
+# Read from the environment only (no flag): where Sleuth keeps its files, and intranet research.
+ENV_ONLY: Mapping[str, str] = MappingProxyType(
+    {
+        "SLEUTH_HOME": "Where sessions, the page cache and config.toml live (default ~/.sleuth).",
+        "SLEUTH_ALLOW_PRIVATE_NETWORK": "1 to research an intranet (metadata addresses stay "
+        "refused).",
+        "SLEUTH_PROFILE": "The settings profile to apply (like --profile).",
+    }
+)
+
+
+def setting(name: str) -> Setting:
+    return SETTINGS[name]
+
+
+def by_target(target: Target) -> Iterator[Setting]:
+    return (s for s in SETTINGS.values() if s.target == target)
+
+
+def flag_name(name: str) -> str:
+    """How the CLI spells a setting: `max_sources` → `--max-sources`."""
+    found = SETTINGS.get(name)
+    return found.flag if found else "--" + name.replace("_", "-")
