@@ -9,6 +9,7 @@
     ├── FetchError                one page could not be read; becomes a `fetch.skipped` event
     │   ├── BlockedURLError       refused by policy (private address, scheme, domain list)
     │   └── ExtractionError       parsing the document overran its sandbox (memory, time, crash)
+    ├── StoreError                a local database (sessions, page cache) cannot be used
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
     ├── BudgetExceededError       --max-cost reached (exit 2, HTTP 402)
@@ -122,6 +123,14 @@ class BlockedURLError(FetchError):
 class ExtractionError(FetchError):
     code = "EXTRACTION_FAILED"
     default_cause: SkipCause = "extraction"
+
+
+class StoreError(SleuthError):
+    """A local database cannot be used: not a regular file, an unwritable SLEUTH_HOME, a disk
+    error. Costs what needed the store (a save, a cache), never an answer already made."""
+
+    http_status = 503
+    code = "STORE_UNAVAILABLE"
 
 
 class LLMError(SleuthError):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from sleuth.disk.read import read_regular
 from sleuth.errors import UsageError
-from sleuth.localread import read_regular
 from sleuth.search import local
 from tests.cli.helpers import run
 

@@ -7,6 +7,7 @@ exit codes, so no command prints a traceback.
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 from typing import Any
 
@@ -79,7 +80,23 @@ for _name in CONFIGURABLE:
     cli.commands[_name].params.append(profile_option(apply_profile))
 
 
+class _Stderr(logging.Handler):
+    """Library warnings (a damaged database moved aside, the page cache off) as one
+    `sleuth: ...` line on stderr, written through click so test capture sees it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(f"sleuth: {record.getMessage()}", err=True)
+
+
+def _warnings_to_stderr() -> None:
+    logger = logging.getLogger("sleuth")
+    if not any(isinstance(h, _Stderr) for h in logger.handlers):
+        logger.addHandler(_Stderr(logging.WARNING))
+        logger.propagate = False
+
+
 def main(argv: list[str] | None = None) -> Any:
+    _warnings_to_stderr()
     try:
         return cli.main(args=argv, prog_name="sleuth", standalone_mode=False)
     except click.exceptions.Exit as done:

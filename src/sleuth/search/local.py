@@ -15,9 +15,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..disk.read import inside, is_regular, read_regular
 from ..errors import FetchError, UsageError
 from ..fetch.extract import Extracted
-from ..localread import inside, is_regular, read_regular
 from ..ports import SearchQuery
 from ..registry import BackendSettings, Registries
 from ..text.passages import bm25_scores

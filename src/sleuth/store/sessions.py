@@ -16,7 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..disk.sqlite import is_damaged, move_aside, recovering
+from ..errors import StoreError, UsageError
 from ..types import ModelUsage
 from .codec import result_from_json, result_to_json
 from .records import (
@@ -26,6 +27,8 @@ from .records import (
     normalize_tags,
     parse_iso,
 )
+
+WHAT = "session store"
 
 
 def sessions_db_path() -> Path:
@@ -107,7 +110,9 @@ class SessionStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or sessions_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        recovering(self.path, WHAT, self._prepare)
+
+    def _prepare(self) -> None:
         with closing(self._open()) as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             self._migrate(conn)
@@ -120,21 +125,27 @@ class SessionStore:
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+        """Run the migrations this file lacks, safely when many processes open a new file at
+        once: the version is read under the write lock, so only the first runs each step
+        (8 concurrent `sessions ls` on a new SLEUTH_HOME used to fail with "table sessions
+        already exists")."""
+        if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= len(MIGRATIONS):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
                 step(conn)
                 conn.execute(f"PRAGMA user_version = {number}")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it commits or none of it does."""
-        with closing(self._open()) as conn:
+        with self._guard(), closing(self._open()) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -145,8 +156,22 @@ class SessionStore:
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        with closing(self._open()) as conn:
+        with self._guard(), closing(self._open()) as conn:
             yield conn
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """SQLite and OS failures as one-line StoreErrors; a file found damaged is moved aside
+        (the next open starts a new one)."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            if is_damaged(exc):
+                moved = move_aside(self.path, WHAT, str(exc))
+                raise StoreError(f"{WHAT} {self.path} was damaged; moved it to {moved}") from exc
+            raise StoreError(f"{WHAT}: {self.path}: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"{WHAT}: {self.path}: {exc.strerror or exc}") from exc
 
     # -- writing -----------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 A path can name anything: `/dev/zero` (endless), a FIFO (blocks the opener forever), a
 directory, or a symlink out of the tree the user meant. Every local read goes through here: the
 file is opened without blocking, must be a regular file, and is read up to a size cap. Errors are
-`UsageError`s whose message names the file and the reason, ready to print as one line.
+`UnreadableFile` usage errors whose message names the file and the reason, ready to print
+as one line.
 """
 
 from __future__ import annotations
@@ -12,27 +13,40 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import UsageError
+from ..errors import UsageError
 
 CHUNK = 1 << 16
+
+
+class UnreadableFile(UsageError):
+    """A named file that cannot be read safely; `problem` reads after the path: "is a named
+    pipe (FIFO), not a regular file", "is larger than 1 MB", "cannot be read: No such file"."""
+
+    def __init__(self, what: str, path: Path, problem: str, missing: bool = False) -> None:
+        super().__init__(f"{what}: {path} {problem}")
+        self.path = path
+        self.problem = problem
+        self.missing = missing  # nothing there at all (a config file may be absent)
 
 
 def read_regular(path: Path, limit: int, what: str) -> bytes:
     """The bytes of `path` if it is a regular file of at most `limit` bytes.
 
     Symlinks are followed (a dotfile manager links config files), but whatever they end at must
-    be a regular file. `what` names the input in messages ("--include", "config file").
+    be a regular file. `what` names the input in messages ("--include", "--schema").
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise UsageError(f"{what}: cannot read {path}: {_why(exc)}") from exc
+        gone = isinstance(exc, FileNotFoundError | NotADirectoryError)
+        raise UnreadableFile(what, path, f"cannot be read: {why(exc)}", gone) from exc
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise UsageError(f"{what}: {path} is {_kind(info.st_mode)}, not a regular file")
+            kind = describe_mode(info.st_mode)
+            raise UnreadableFile(what, path, f"is {kind}, not a regular file")
         if info.st_size > limit:
-            raise UsageError(f"{what}: {path} is larger than {_size(limit)}")
+            raise UnreadableFile(what, path, f"is larger than {_size(limit)}")
         return _read_capped(fd, path, limit, what)
     finally:
         os.close(fd)
@@ -45,12 +59,12 @@ def _read_capped(fd: int, path: Path, limit: int, what: str) -> bytes:
         try:
             piece = os.read(fd, CHUNK)
         except OSError as exc:
-            raise UsageError(f"{what}: cannot read {path}: {_why(exc)}") from exc
+            raise UnreadableFile(what, path, f"cannot be read: {why(exc)}") from exc
         if not piece:
             return b"".join(chunks)
         size += len(piece)
         if size > limit:  # the file grew while being read, or lies about its size
-            raise UsageError(f"{what}: {path} is larger than {_size(limit)}")
+            raise UnreadableFile(what, path, f"is larger than {_size(limit)}")
         chunks.append(piece)
 
 
@@ -70,7 +84,8 @@ def inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _kind(mode: int) -> str:
+def describe_mode(mode: int) -> str:
+    """What a non-regular file is, for messages: "a directory", "a device", ..."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -82,7 +97,7 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def _why(exc: OSError) -> str:
+def why(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
