@@ -16,6 +16,7 @@ import click
 from ..errors import SleuthError
 from ..settings.table import flag_name
 from .configmap import CONFIGURABLE, apply_profile, profile_option, remember_group_profile
+from .render import echo
 
 COMMAND_MODULES = (
     "sleuth.cli.ask",
@@ -85,7 +86,7 @@ class _Stderr(logging.Handler):
     `sleuth: ...` line on stderr, written through click so test capture sees it."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        click.echo(f"sleuth: {record.getMessage()}", err=True)
+        echo(f"sleuth: {record.getMessage()}", err=True)
 
 
 def _warnings_to_stderr() -> None:
@@ -102,14 +103,14 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.exceptions.Abort:
-        click.echo("sleuth: aborted", err=True)
+        echo("sleuth: aborted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()
         sys.exit(1 if exc.exit_code == 2 else exc.exit_code)
     except SleuthError as exc:
-        click.echo(f"sleuth: {exc.worded(flag_name)}", err=True)
+        echo(f"sleuth: {exc.worded(flag_name)}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        click.echo("sleuth: interrupted", err=True)
+        echo("sleuth: interrupted", err=True)
         sys.exit(130)
