@@ -96,10 +96,17 @@ def _warnings_to_stderr() -> None:
         logger.propagate = False
 
 
+def _valid_text(args: list[str]) -> list[str]:
+    """Arguments with undecodable bytes (held as surrogates by Python) made U+FFFD: they would
+    otherwise fail much later, when a question or id is saved, searched or printed."""
+    return [arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for arg in args]
+
+
 def main(argv: list[str] | None = None) -> Any:
     _warnings_to_stderr()
+    args = _valid_text(sys.argv[1:] if argv is None else argv)
     try:
-        return cli.main(args=argv, prog_name="sleuth", standalone_mode=False)
+        return cli.main(args=args, prog_name="sleuth", standalone_mode=False)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.exceptions.Abort:

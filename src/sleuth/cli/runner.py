@@ -109,8 +109,12 @@ def show(result: Result, output: Output, cost: str = "") -> None:
 
 
 def write_out(path: Path, text: str) -> None:
+    """Write an output file; any failure (a full disk, a name too long, a directory, a file
+    in /proc) is one line naming the file, never a traceback."""
     try:
+        if path.is_dir():
+            raise UsageError(f"--out: {path} is a directory; give a file name")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"--out: cannot write {path}: {exc.strerror}") from exc
+        raise UsageError(f"--out: cannot write {path}: {exc.strerror or exc}") from exc

@@ -16,6 +16,7 @@ from ..settings.values import parse_age
 from ..store import SessionStats, SessionStore, SessionSummary, sessions_db_path
 from .options import note, table_option
 from .render import echo
+from .runner import write_out
 
 
 def _store() -> SessionStore:
@@ -209,7 +210,7 @@ def export(session_id: str, fmt: str | None, out: Path | None) -> None:
     if out is None:
         echo(text, nl=False)
         return
-    out.write_text(text, encoding="utf-8")
+    write_out(out, text)
     echo(str(out))
 
 
@@ -236,7 +237,7 @@ def open_cmd(session_id: str, out: Path | None, no_browser: bool) -> None:
     """
     record = _store().get(session_id)
     path = out or Path(tempfile.gettempdir()) / f"sleuth-{record.id}.html"
-    path.write_text(render_html(record), encoding="utf-8")
+    write_out(path, render_html(record))
     echo(str(path.resolve()))
     if not no_browser:
         # No browser is fine: the printed path is the result.

@@ -62,6 +62,7 @@ class HttpFetcher:
         self._settings = settings
         self._resolver = resolver
         self._sandbox = sandbox or shared_sandbox()
+        self._sandbox.warm()
         self._gates: dict[str, asyncio.Semaphore] = {}
         self._owns_client = client is None
         self._client = client or httpx2.AsyncClient(

@@ -4,29 +4,27 @@ Reading a page is bounded from the outside (size cap, deadlines), but parsing it
 PDF whose content stream inflates to 500 MB made PDFium take 7 GB and then abort the whole
 process, and a page of 550,000 tiny paragraphs kept trafilatura busy for over a minute. A thread
 cannot be stopped, so a cancelled read used to leave its extraction running and the process
-waited for it at exit. Here each extraction runs in a pebble worker with an address-space limit
-and a time limit: a worker that runs out of memory, crashes, overruns its time or whose caller
-was cancelled is killed and replaced, and the caller gets an `ExtractionError` with the reason.
-
-Workers fork from a forkserver that has already imported the parsers, so a fresh worker is
-cheap and never inherits the threads of the process that asked for it.
+waited for it at exit. Here each extraction runs in a worker process (`worker.py`) with an
+address-space limit and a time limit: a worker that runs out of memory, crashes, overruns its
+time or whose caller was cancelled is killed, and the caller gets an `ExtractionError` with the
+reason. At most `workers` run at once; idle ones are kept for the next page.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
-import multiprocessing
-import resource
+import os
+import pickle
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import pebble
-
 from ..errors import ExtractionError
+from .worker import receive, send
 
 T = TypeVar("T")
 MB = 1024 * 1024
@@ -36,7 +34,7 @@ MEMORY_LIMIT_BYTES = 1024 * MB
 TIME_LIMIT_S = 20.0
 WORKERS = 2  # the machines Sleuth targets have few cores; parsing is CPU-bound
 TASKS_PER_WORKER = 200  # recycle workers so fragmentation never accumulates
-_PRELOAD = ["sleuth.fetch.extract", "sleuth.fetch.pdf", "sleuth.fetch.http"]
+_SLOT_POLL_S = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,101 +44,155 @@ class SandboxLimits:
     workers: int = WORKERS
 
 
+class _Died(Exception):
+    def __init__(self, exitcode: int | None) -> None:
+        super().__init__(f"worker exit {exitcode}")
+        self.exitcode = exitcode
+
+
+class _Worker:
+    """One worker process and its pipe; used by one caller at a time."""
+
+    def __init__(self, memory_bytes: int) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "sleuth.fetch.worker", str(memory_bytes)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # parsers complain about hostile input; not our output
+            env=env,
+        )
+        self.tasks = 0
+        self.killed = False
+
+    def call(self, function: Callable[..., T], args: tuple[Any, ...]) -> T:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.tasks += 1
+        try:
+            send(self.process.stdin, pickle.dumps((function, args)))
+            reply = receive(self.process.stdout)
+        except (BrokenPipeError, ValueError, OSError):
+            reply = None
+        if reply is None:
+            raise _Died(self.process.wait())
+        ok, value = pickle.loads(reply)
+        if ok:
+            return value  # type: ignore[no-any-return]
+        raise value
+
+    def kill(self) -> None:
+        self.killed = True
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+
+
 class Sandbox:
-    """A pool of extraction workers; safe to share between runs and threads."""
+    """A pool of extraction workers; safe to share between runs, threads and event loops."""
 
     def __init__(self, limits: SandboxLimits = SandboxLimits()) -> None:
         self.limits = limits
+        self._slots = threading.BoundedSemaphore(max(1, limits.workers))
         self._lock = threading.Lock()
-        self._pool: pebble.ProcessPool | None = None
-
-    def submit(self, function: Callable[..., T], *args: Any) -> pebble.ProcessFuture[T]:
-        return self._ensure_pool().schedule(function, args, timeout=self.limits.time_s)
+        self._idle: list[_Worker] = []
 
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` in a worker. Cancelling the awaiting task kills the worker."""
-        future = self.submit(function, *args)
+        # The slots are shared by threads and event loops, so no asyncio primitive can hold
+        # them; polling keeps the wait cancellable, unlike a blocking acquire in a thread.
+        while not self._slots.acquire(blocking=False):  # noqa: ASYNC110
+            await asyncio.sleep(_SLOT_POLL_S)
+        worker = self._take()
         try:
-            return await asyncio.wrap_future(future)
-        except (FutureTimeout, TimeoutError) as exc:
-            raise self._timeout() from exc
-        except pebble.ProcessExpired as exc:
-            raise _expired(exc) from exc
-        except MemoryError as exc:
-            raise self._out_of_memory() from exc
+            call = asyncio.to_thread(worker.call, function, args)
+            return await asyncio.wait_for(call, self.limits.time_s)
+        except TimeoutError:
+            worker.kill()
+            raise self._timeout() from None
+        except BaseException as exc:
+            # Cancelled, died or out of memory: kill it (the thread waiting on it returns at
+            # once). An ordinary error raised by `function` leaves the worker fit for reuse.
+            if not isinstance(exc, Exception) or _fatal(exc):
+                worker.kill()
+            raise _reraise(exc, self) from None
+        finally:
+            self._give_back(worker)
+            self._slots.release()
 
     def run_sync(self, function: Callable[..., T], *args: Any) -> T:
         """The blocking form of `run`, for callers outside an event loop."""
-        future = self.submit(function, *args)
-        try:
-            return future.result()
-        except FutureTimeout as exc:
-            raise self._timeout() from exc
-        except pebble.ProcessExpired as exc:
-            raise _expired(exc) from exc
-        except MemoryError as exc:
-            raise self._out_of_memory() from exc
+        with self._slots:
+            worker = self._take()
+            timer = threading.Timer(self.limits.time_s, worker.kill)
+            timer.start()
+            try:
+                return worker.call(function, args)
+            except BaseException as exc:
+                if timer.finished.is_set():
+                    raise self._timeout() from None
+                if not isinstance(exc, Exception) or _fatal(exc):
+                    worker.kill()
+                raise _reraise(exc, self) from None
+            finally:
+                timer.cancel()
+                self._give_back(worker)
+
+    def warm(self) -> None:
+        """Start idle workers now, so the first page of a run does not wait for one to load
+        its parsers (about a second); they load while the search runs."""
+        with self._lock:
+            missing = self.limits.workers - len(self._idle)
+            self._idle.extend(_Worker(self.limits.memory_bytes) for _ in range(max(0, missing)))
 
     def close(self) -> None:
-        """Stop every worker now; a later `run` starts a new pool."""
+        """Stop the idle workers now (busy ones are stopped by their callers)."""
         with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.stop()  # type: ignore[no-untyped-call]
-            pool.join()
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.kill()
 
-    def _ensure_pool(self) -> pebble.ProcessPool:
+    def _take(self) -> _Worker:
         with self._lock:
-            if self._pool is None or not self._pool.active:
-                self._pool = pebble.ProcessPool(
-                    max_workers=self.limits.workers,
-                    max_tasks=TASKS_PER_WORKER,
-                    initializer=_limit_memory,
-                    initargs=(self.limits.memory_bytes,),
-                    context=_context(),
-                )
-            return self._pool
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.process.poll() is None:
+                    return worker
+        return _Worker(self.limits.memory_bytes)
+
+    def _give_back(self, worker: _Worker) -> None:
+        if worker.killed or worker.tasks >= TASKS_PER_WORKER or worker.process.poll() is not None:
+            worker.kill()
+            return
+        with self._lock:
+            self._idle.append(worker)
 
     def _timeout(self) -> ExtractionError:
         return ExtractionError(f"extraction took longer than {self.limits.time_s:g}s; skipped")
 
-    def _out_of_memory(self) -> ExtractionError:
+
+def _fatal(exc: BaseException) -> bool:
+    return isinstance(exc, _Died | MemoryError)
+
+
+def _reraise(exc: BaseException, sandbox: Sandbox) -> BaseException:
+    """What the caller sees: a typed ExtractionError for a dead or starved worker, else the
+    error itself (a FetchError from the parser, a cancellation)."""
+    if isinstance(exc, _Died):
+        # PDFium aborts (SIGABRT) when an allocation fails under the memory limit, so a
+        # death is most often a document too big to parse; any death reads the same.
         return ExtractionError(
-            f"extraction needed more than {self.limits.memory_bytes // MB} MB; skipped"
+            f"extraction ran out of memory or crashed (worker exit {exc.exitcode}); skipped"
         )
-
-
-def _expired(exc: pebble.ProcessExpired) -> ExtractionError:
-    # PDFium aborts (SIGABRT) when an allocation fails under the worker's memory limit, so a
-    # crash is most often a document too big to parse; any death is reported the same way.
-    return ExtractionError(
-        f"extraction ran out of memory or crashed (worker exit {exc.exitcode}); skipped"
-    )
-
-
-def _limit_memory(limit: int) -> None:
-    """Worker initializer: cap this worker's address space so a bomb fails here, not the host."""
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-
-
-_CONTEXT: Any = None
-
-
-def _context() -> Any:
-    global _CONTEXT
-    if _CONTEXT is None:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_PRELOAD)
-        _CONTEXT = context
-    return _CONTEXT
+    if isinstance(exc, MemoryError):
+        limit = sandbox.limits.memory_bytes // MB
+        return ExtractionError(f"extraction needed more than {limit} MB; skipped")
+    return exc
 
 
 _SHARED = Sandbox()
-# Before pebble's own exit hook (atexit runs last-registered first): stop the workers while the
-# pool can still shut down in order, so no replacement worker starts during interpreter exit.
 atexit.register(_SHARED.close)
 
 
