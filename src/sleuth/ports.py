@@ -27,6 +27,10 @@ class SearchQuery:
 
 @runtime_checkable
 class SearchBackend(Protocol):
+    """A search service. A backend that never leaves the machine (local files, the knowledge
+    base, none) sets `private = True`; model-proposed queries to any other are vetted so no
+    private text goes out in them."""
+
     name: str
 
     async def search(self, query: SearchQuery) -> list[SearchResult]:

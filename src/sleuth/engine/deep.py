@@ -23,7 +23,8 @@ DEEP_SETTLE_WAIT_S = 2.0
 
 async def deep(run: Run) -> Result:
     request = run.request
-    aspects = tuple(await run.deadline.run(run.parts.stages.planner.plan(run.question)))
+    planned = await run.deadline.run(run.parts.stages.planner.plan(run.question))
+    aspects = tuple(run.vetted(planned, "planned"))
     queries = [run.question, *aspects]
     drafted: Drafted | None = None
     for round_no in range(1, request.deep_rounds + 2):
@@ -38,7 +39,8 @@ async def deep(run: Run) -> Result:
         if round_no > request.deep_rounds or request.schema is not None:
             break
         verdict = await _critique(run, drafted)
-        queries = [] if verdict.complete else _new_queries(verdict.queries, run.gathering)
+        proposed = [] if verdict.complete else run.vetted(verdict.queries, "critic")
+        queries = _new_queries(proposed, run.gathering)
         run.emit(Critiqued(round_no, not queries, tuple(verdict.missing), tuple(queries)))
         if not queries:
             break

@@ -27,6 +27,7 @@ from ..text import clip
 from ..think.hops import Hopper
 from ..think.plan import Critic, HeuristicCritic, HeuristicPlanner, Planner
 from ..think.structured import Structurer
+from ..think.vet import Text, vet
 from ..types import Citation, Plan, ResearchRequest, Result, SearchResult, Source, Usage
 
 
@@ -94,6 +95,22 @@ class Run:
             self.parts.backends, self.gathering, queries, limits, self.emit, self.tasks, seeds
         )
         await self.deadline.run(round_)
+
+    def vetted(self, proposed: Sequence[str], role: str) -> list[str]:
+        """The model-proposed queries that may be searched; each refusal is a notice."""
+        texts = [
+            Text(r.candidate.url, r.page.text) for r in self.gathering.reads if r.page is not None
+        ]
+        if getattr(self.parts.search, "private", False):
+            texts = []  # the queries never leave the machine
+        kept: list[str] = []
+        for query in proposed:
+            verdict = vet(query, self.question, texts)
+            if verdict.query is None:
+                self.emit(Notice(f"{role} search not made: {verdict.reason}"))
+            elif verdict.query not in kept:
+                kept.append(verdict.query)
+        return kept
 
     def sources(self) -> tuple[Source, ...]:
         g = self.gathering

@@ -1,7 +1,12 @@
 """Everything a run can be configured with, whatever interface it came from.
 
-Kept apart from `assemble.py` so the command line can build settings without importing the
-engine and its extraction stack (which `--help` and shell completion should not pay for).
+    table.py   the one settings table: name, kind, default, env twin, help of every setting
+    values.py  values written as text (spans, since dates, freshness) and coercion by kind
+    files.py   config.toml and profiles (defaults < file < profile < env < flags)
+    (here)     `Settings`, what the application assembles a run's adapters from; `sleuth_home`
+
+Kept apart from the engine so the command line can build settings without importing the
+extraction stack (which `--help` and shell completion should not pay for).
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from ..types import ApiFormat, BrowserMode
 
 
 def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
@@ -29,7 +36,7 @@ class Settings:
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
-    api_format: str = "auto"
+    api_format: ApiFormat = "auto"
     context_tokens: int = 16000
     max_cost: float | None = None
     plan_model: str | None = None
@@ -42,7 +49,7 @@ class Settings:
     max_bytes: int = 5_000_000
     pdf_max_pages: int = 50
     allow_private_network: bool = False
-    browser: str = "auto"  # auto | always | never
+    browser: BrowserMode = "auto"
     browser_executable: str | None = None
     browser_cdp_endpoint: str | None = None
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))

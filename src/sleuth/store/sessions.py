@@ -8,7 +8,6 @@ to MIGRATIONS; `PRAGMA user_version` records how many have run.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
@@ -18,6 +17,7 @@ from typing import Any
 
 from ..disk.sqlite import is_damaged, move_aside, recovering
 from ..errors import StoreError, UsageError
+from ..settings import sleuth_home
 from ..types import ModelUsage
 from .codec import result_from_json, result_to_json
 from .records import (
@@ -31,8 +31,8 @@ from .records import (
 WHAT = "session store"
 
 
-def sessions_db_path() -> Path:
-    return Path(os.environ.get("SLEUTH_HOME", "~/.sleuth")).expanduser() / "sessions.db"
+def sessions_db_path(home: Path | None = None) -> Path:
+    return (home or sleuth_home()) / "sessions.db"
 
 
 def _v1_tables(conn: sqlite3.Connection) -> None:

@@ -10,17 +10,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import jsonschema
-from referencing import Registry, Resource
-from referencing.exceptions import NoSuchResource, Unresolvable
-
 from ..errors import LLMError, UsageError
+from ..llm.complete import complete
 from ..llm.parse import parse_object
 from ..pipeline.write.llm import format_sources
 from ..ports import ChatModel
 from ..prompts import load
 from ..types import Source
-from .plan import complete
 
 MAX_SCHEMA_DEPTH = 32  # nesting of objects and arrays; real schemas stay under ten
 REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
@@ -37,6 +33,8 @@ def check_schema(schema: Any) -> dict[str, Any]:
     if schema.get("type", "object") != "object":
         raise UsageError(f"the schema must describe an object, not {schema.get('type')!r}")
     _check_shape(schema)
+    import jsonschema  # only runs with a schema pay for it
+
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.SchemaError as exc:
@@ -66,12 +64,17 @@ def _check_shape(schema: dict[str, Any]) -> None:
             stack.extend((value, depth + 1) for value in node)
 
 
-def _no_remote(uri: str) -> Resource[Any]:
+def _no_remote(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource
+
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 def validator(schema: dict[str, Any]) -> Any:
     """A validator that resolves references only within `schema`, never by fetching."""
+    import jsonschema
+    from referencing import Registry
+
     registry: Registry[Any] = Registry(retrieve=_no_remote)  # type: ignore[call-arg]
     return jsonschema.validators.validator_for(schema)(schema, registry=registry)
 
@@ -105,6 +108,8 @@ def _validated(reply: str, schema: dict[str, Any]) -> tuple[dict[str, Any], str 
     data = parse_object(reply)
     if data is None:
         return {}, "the reply contains no JSON object"
+    from referencing.exceptions import Unresolvable
+
     try:
         errors = sorted(validator(schema).iter_errors(data), key=lambda e: list(e.path))
     except RecursionError:
