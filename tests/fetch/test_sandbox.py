@@ -119,3 +119,21 @@ def _zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
     except (OSError, IndexError):
         return True
+
+
+def pause(seconds: float) -> float:
+    time.sleep(seconds)
+    return time.monotonic()
+
+
+async def test_a_small_page_is_not_held_behind_a_big_one(sandbox: Sandbox) -> None:
+    """With every worker busy, the smallest waiting document goes next: an ordinary page is
+    not starved by hostile megabytes that will use up their time limit."""
+    await sandbox.run(os.getpid)  # a started worker
+    busy = asyncio.create_task(sandbox.run(pause, 1.0, size=0))
+    await asyncio.sleep(0.2)
+    big = asyncio.create_task(sandbox.run(pause, 0.5, size=5_000_000))
+    await asyncio.sleep(0.1)  # the big one waits first
+    small = asyncio.create_task(sandbox.run(pause, 0.0, size=2_000))
+    await busy
+    assert await small < await big

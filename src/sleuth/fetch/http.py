@@ -90,7 +90,8 @@ class HttpFetcher:
                 raise
             raise type(exc)(exc.reason, url, cause=exc.cause) from exc
         try:
-            return await self._sandbox.run(to_page, body, self._settings.pdf_max_pages)
+            pages = self._settings.pdf_max_pages
+            return await self._sandbox.run(to_page, body, pages, size=len(body.data))
         except FetchError as exc:
             if exc.url:
                 raise

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import heapq
+import itertools
 import os
 import pickle
 import subprocess
@@ -98,13 +100,15 @@ class Sandbox:
         self._slots = threading.BoundedSemaphore(max(1, limits.workers))
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
+        self._queue: list[tuple[int, int]] = []  # (size, arrival) of calls waiting for a slot
+        self._tickets = itertools.count()
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
-        """`function(*args)` in a worker. Cancelling the awaiting task kills the worker."""
-        # The slots are shared by threads and event loops, so no asyncio primitive can hold
-        # them; polling keeps the wait cancellable, unlike a blocking acquire in a thread.
-        while not self._slots.acquire(blocking=False):  # noqa: ASYNC110
-            await asyncio.sleep(_SLOT_POLL_S)
+    async def run(self, function: Callable[..., T], *args: Any, size: int = 0) -> T:
+        """`function(*args)` in a worker. Cancelling the awaiting task kills the worker.
+
+        Waiting calls get a free worker smallest `size` first, so an ordinary page is not
+        held behind hostile megabytes that will use up their time limit."""
+        await self._acquire(size)
         worker = self._take()
         try:
             call = asyncio.to_thread(worker.call, function, args)
@@ -121,6 +125,25 @@ class Sandbox:
         finally:
             self._give_back(worker)
             self._slots.release()
+
+    async def _acquire(self, size: int) -> None:
+        # The slots are shared by threads and event loops, so no asyncio primitive can hold
+        # them; polling keeps the wait cancellable, unlike a blocking acquire in a thread.
+        ticket = (size, next(self._tickets))
+        with self._lock:
+            heapq.heappush(self._queue, ticket)
+        try:
+            while True:
+                with self._lock:
+                    if self._queue[0] == ticket and self._slots.acquire(blocking=False):
+                        heapq.heappop(self._queue)
+                        return
+                await asyncio.sleep(_SLOT_POLL_S)
+        except BaseException:
+            with self._lock:
+                self._queue.remove(ticket)
+                heapq.heapify(self._queue)
+            raise
 
     def run_sync(self, function: Callable[..., T], *args: Any) -> T:
         """The blocking form of `run`, for callers outside an event loop."""
