@@ -156,3 +156,12 @@ def test_eight_processes_opening_a_new_home_at_once_all_succeed(tmp_path: Path, 
     ]
     errors = [child.communicate(timeout=60)[1] for child in children]
     assert [c.returncode for c in children] == [0] * 8, "\n".join(filter(None, errors))
+
+
+def test_text_sqlite_cannot_hold_is_a_store_error(tmp_path: Path) -> None:
+    """A library caller's question with a lone surrogate used to raise UnicodeEncodeError
+    from the save, which the application does not expect; now it is a StoreError."""
+    store = SessionStore(tmp_path / "sessions.db")
+    with pytest.raises(StoreError, match="cannot store this session"):
+        store.save(make_record(question="lone surrogate \udcff here"))
+    assert store.list() == ()

@@ -176,21 +176,26 @@ class SessionStore:
     # -- writing -----------------------------------------------------------------------------
 
     def save(self, record: SessionRecord) -> str:
-        """Store `record` in one transaction; returns its id."""
+        """Store `record` in one transaction; returns its id. Whatever goes wrong is a
+        SleuthError (a StoreError for the disk or for text SQLite cannot hold), so a caller
+        that keeps the answer when a save fails never meets a bare ValueError."""
         usage = record.result.usage
-        row = (
-            record.id, record.created_at, record.question, record.parent_id,
-            json.dumps(list(record.models)), len(record.result.sources), usage.rounds,
-            usage.cost_usd, _by_model_json(record), _body(record),
-        )  # fmt: skip
-        with self._tx() as conn:
-            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
-                raise UsageError(f"session {record.id} already exists")
-            conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
-            conn.executemany(
-                "INSERT INTO session_tags VALUES (?, ?)",
-                [(record.id, tag) for tag in normalize_tags(record.tags)],
-            )
+        try:
+            row = (
+                record.id, record.created_at, record.question, record.parent_id,
+                json.dumps(list(record.models)), len(record.result.sources), usage.rounds,
+                usage.cost_usd, _by_model_json(record), _body(record),
+            )  # fmt: skip
+            with self._tx() as conn:
+                if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
+                    raise UsageError(f"session {record.id} already exists")
+                conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                conn.executemany(
+                    "INSERT INTO session_tags VALUES (?, ?)",
+                    [(record.id, tag) for tag in normalize_tags(record.tags)],
+                )
+        except (ValueError, TypeError, RecursionError) as exc:  # unencodable text, odd data
+            raise StoreError(f"{WHAT}: cannot store this session: {exc}") from exc
         return record.id
 
     def tag(self, ref: str, tags: str | Iterable[str]) -> tuple[str, ...]:
