@@ -86,6 +86,7 @@ class WriteTask:
     aspects: tuple[str, ...] = ()  # sub-queries a report should cover, one section each
     tldr: bool = False  # start with a cited one-paragraph summary
     insist: bool = False  # the first attempt was empty: answer, or say what the sources hold
+    style: str = ""  # the user's writing request (tone, length, audience); never the rules
 
 
 class Writer(Protocol):

@@ -8,6 +8,8 @@ weak are handed to the critic as the first gaps to fill.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..events import Critiqued, Planned
 from ..llm.parse import Verdict
 from ..pipeline.evidence import Segment
@@ -52,9 +54,9 @@ async def deep(run: Run) -> Result:
     return run.result(drafted)
 
 
-def _rank_against_all(run: Run) -> None:
+def _rank_against_all(run: Run, extra: Sequence[str] = ()) -> None:
     """Deep runs rank every read against the question and all queries asked so far."""
-    terms = " ".join(dict.fromkeys([run.question, *run.gathering.queries]))
+    terms = " ".join(dict.fromkeys([run.question, *run.gathering.queries, *extra]))
     run.gathering.segments[:] = [Segment(0, terms, run.request.source_cap)]
 
 
@@ -68,3 +70,15 @@ async def _critique(run: Run, drafted: Drafted) -> Verdict:
 def _new_queries(proposed: list[str], gathering: Gathering) -> list[str]:
     asked = {q.strip().lower() for q in gathering.queries}
     return [q for q in proposed if q.strip() and q.strip().lower() not in asked]
+
+
+async def explore(run: Run, queries: Sequence[str], earlier: Sequence[str] = ()) -> Result:
+    """One deep-sized round of the given queries over what was gathered before (the request's
+    seeds), ranked against the question and every query so far; nothing is written."""
+    run.emit(Planned(tuple(queries), "single", 1))
+    _rank_against_all(run, extra=[*earlier, *queries])
+    limits = RoundLimits(
+        DEEP_CANDIDATES, run.deadline.cap(DEEP_READ_S), DEEP_SETTLE_AFTER, DEEP_SETTLE_WAIT_S
+    )
+    await run.search_and_read(list(queries), limits, run.request.seeds)
+    return run.gathered()
