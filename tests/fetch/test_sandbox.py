@@ -13,7 +13,7 @@ import pytest
 
 from sleuth.errors import ExtractionError, FetchError
 from sleuth.fetch.body import Body
-from sleuth.fetch.http import to_page
+from sleuth.fetch.parse import to_page
 from sleuth.fetch.sandbox import MB, Sandbox, SandboxLimits
 from tests.testweb.bombs import pdf_bomb
 

@@ -54,7 +54,7 @@ def _answer(call: bytes) -> bytes:
 
 def main() -> None:
     _limit_memory(int(sys.argv[1]))
-    import sleuth.fetch.http  # noqa: F401  (load the parsers before the first call)
+    import sleuth.fetch.parse  # noqa: F401  (load the parsers before the first call)
 
     channel_in, channel_out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # whatever a parser prints must not corrupt the channel
