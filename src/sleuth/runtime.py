@@ -18,9 +18,6 @@ from .events import Event
 T = TypeVar("T")
 
 
-WRITE_RESERVE_S = 2.0
-
-
 class Deadline:
     def __init__(self, seconds: float | None) -> None:
         self.seconds = seconds
@@ -32,14 +29,6 @@ class Deadline:
     def cap(self, seconds: float) -> float:
         left = self.remaining()
         return seconds if left is None else max(0.0, min(seconds, left))
-
-    def reading_stop(self) -> float | None:
-        """When reading must end for the rest of the run to fit: the limit less a reserve for
-        writing (a quarter of the limit, at most WRITE_RESERVE_S). Reading used to run up to the
-        limit itself, so a run that reached it had read pages and no answer (exit 5)."""
-        if self.stop is None or self.seconds is None:
-            return None
-        return self.stop - min(WRITE_RESERVE_S, self.seconds / 4)
 
     def expired(self) -> DeadlineExceeded:
         return DeadlineExceeded(

@@ -34,11 +34,7 @@ async def deep(run: Run) -> Result:
         run.emit(Planned(tuple(queries), "single", round_no))
         _rank_against_all(run)
         limits = RoundLimits(
-            DEEP_CANDIDATES,
-            run.deadline.cap(DEEP_READ_S),
-            DEEP_SETTLE_AFTER,
-            DEEP_SETTLE_WAIT_S,
-            run.deadline.reading_stop(),
+            DEEP_CANDIDATES, run.deadline.cap(DEEP_READ_S), DEEP_SETTLE_AFTER, DEEP_SETTLE_WAIT_S
         )
         await run.search_and_read(queries, limits, request.seeds if round_no == 1 else ())
         drafted = await run.draft(aspects, round_no)

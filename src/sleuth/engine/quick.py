@@ -30,7 +30,6 @@ async def quick(run: Run) -> Result:
         run.deadline.cap(request.read_deadline_s),
         request.settle_after,
         request.settle_wait_s,
-        run.deadline.reading_stop(),
     )
     await run.search_and_read([run.question], limits, request.seeds)
     if triage is not None:
@@ -82,8 +81,7 @@ async def _extra_round(run: Run, query: str) -> None:
     run.rounds += 1
     run.emit(Planned((query,), run.plan, run.rounds))
     run.gathering.segments.append(Segment(len(run.gathering.reads), query, EXTRA_SOURCES))
-    stop = run.deadline.reading_stop()
-    limits = RoundLimits(EXTRA_SOURCES, run.deadline.cap(EXTRA_READ_S), EXTRA_SOURCES, 0.5, stop)
+    limits = RoundLimits(EXTRA_SOURCES, run.deadline.cap(EXTRA_READ_S), EXTRA_SOURCES, 0.5)
     await run.search_and_read([query], limits)
 
 

@@ -43,9 +43,6 @@ class RoundLimits:
     read_deadline_s: float = 6.0
     settle_after: int = 3
     settle_wait_s: float = 0.7
-    # Monotonic time by which reading must end whenever the search finishes: the run's own
-    # limit less time to write, so a run at its --max-runtime answers from what it read.
-    stop_at: float | None = None
 
 
 @dataclass(slots=True)
@@ -178,11 +175,7 @@ async def read_round(
     started = time.monotonic()
     request = gathering.request
     read_limits = ReadLimits(
-        limits.read_deadline_s,
-        limits.settle_after,
-        limits.settle_wait_s,
-        request.concurrency,
-        limits.stop_at,
+        limits.read_deadline_s, limits.settle_after, limits.settle_wait_s, request.concurrency
     )
     to_fetch = [c for c in candidates if c.result.page is None]
     outcome = await read_all(to_fetch, fetcher, read_limits, emit, tasks)

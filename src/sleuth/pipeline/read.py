@@ -27,7 +27,6 @@ class ReadLimits:
     settle_after: int = 3
     settle_wait_s: float = 0.7
     concurrency: int = 10
-    stop_at: float | None = None  # an absolute (monotonic) end, whatever deadline_s says
 
 
 @dataclass(slots=True)
@@ -61,8 +60,6 @@ async def read_all(
     urls = {tasks.spawn(_fetch_one(fetcher, c.url, gate)): c.url for c in candidates}
     loop = asyncio.get_running_loop()
     hard_stop = loop.time() + limits.deadline_s
-    if limits.stop_at is not None:  # loop.time() is time.monotonic() for asyncio's loops
-        hard_stop = min(hard_stop, limits.stop_at)
     settle_stop: float | None = None
     pending: set[asyncio.Task[tuple[str, Page | FetchError, int]]] = set(urls)
     try:
