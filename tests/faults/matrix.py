@@ -62,7 +62,10 @@ CASES = {
             problems.DRIP_URL: SLOW,
             problems.ERROR_URL: causes("http"),
             problems.BINARY_URL: causes("unsupported"),
-            problems.GZIP_BOMB_URL: causes("no-text", "too-large", "extraction", "deadline"),
+            # No text over HTTP sends a page to the browser in the default auto mode.
+            problems.GZIP_BOMB_URL: causes(
+                "no-text", "too-large", "extraction", "deadline", "browser"
+            ),
         },
         peak_mb=600,
     ),
