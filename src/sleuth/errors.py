@@ -14,6 +14,7 @@
     ├── StoreError                a local database (sessions, page cache) cannot be used
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
+    │   └── NoAnswerError         require_answer and the sources do not answer (exit 3)
     ├── BudgetExceededError       --max-cost reached (exit 2, HTTP 402)
     ├── CitationCheckFailed       --strict-cites and a citation is unsupported (exit 4)
     └── DeadlineExceeded          --max-runtime reached (exit 5, HTTP 504)
@@ -161,6 +162,13 @@ class NoSourcesError(SleuthError):
     exit_code = 3
     http_status = 422
     code = "NO_SOURCES"
+
+
+class NoAnswerError(NoSourcesError):
+    """The answer was given (it says what the sources do say) but they do not answer the
+    question — its confidence is low — and the caller asked for an answer or nothing."""
+
+    code = "NO_ANSWER"
 
 
 class BudgetExceededError(SleuthError):

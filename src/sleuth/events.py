@@ -80,6 +80,15 @@ class SearchDegraded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ReadStarted(Event):
+    """A round starts reading `pages` candidates; one fetch event per page follows (read,
+    skipped, or cut off at the round's deadline), so watchers can show "reading n/pages"."""
+
+    kind: ClassVar[str] = "read.start"
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
 class Fetched(Event):
     kind: ClassVar[str] = "fetch.done"
     url: str
@@ -136,6 +145,15 @@ class WriterStarted(Event):
 @dataclass(frozen=True, slots=True)
 class WriterDelta(Event):
     kind: ClassVar[str] = "writer.delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriterReasoning(Event):
+    """A piece of the writing model's reasoning, streamed as it thinks: for people watching
+    (`--verbose`, the SSE `reasoning` event), never part of the answer."""
+
+    kind: ClassVar[str] = "writer.reasoning"
     text: str
 
 
@@ -214,12 +232,14 @@ AnyEvent: TypeAlias = (
     | Notice
     | Searched
     | SearchDegraded
+    | ReadStarted
     | Fetched
     | FetchSkipped
     | NearDuplicate
     | PassagesKept
     | WriterStarted
     | WriterDelta
+    | WriterReasoning
     | Critiqued
     | Verified
     | Done

@@ -199,6 +199,7 @@ class Result:
     cached: bool = False
     session_id: str | None = None
     writer: str = "extractive"
+    confidence_reasons: tuple[str, ...] = ()  # why `confidence` is what it is
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"query": self.query}
@@ -210,12 +211,25 @@ class Result:
         out["sources"] = [s.to_json() for s in self.sources]
         out["queries"] = list(self.queries)
         out["confidence"] = self.confidence
+        out["confidence_reasons"] = list(self.confidence_reasons)
         out["verification"] = self.verification.to_json()
         out["source_trust"] = {"label": self.source_trust.label, "counts": self.source_trust.counts}
         out["usage"] = self.usage.to_json()
         out["cached"] = self.cached
         out["session_id"] = self.session_id
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Guidance:
+    """A requester's own instructions to the model, per step (the web-app SSE dialect's
+    `promptOverrides`). They are added to Sleuth's prompts, never put in their place: the
+    citation rules and the rule that page text is untrusted data always hold. (Instructions
+    about the writing itself are the request's `style`.)"""
+
+    system: str = ""  # added to the writer's system prompt
+    plan: str = ""  # added to the deep planner's prompt
+    critic: str = ""  # added to the deep critic's prompt
 
 
 @dataclass(frozen=True, slots=True)

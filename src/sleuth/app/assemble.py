@@ -156,9 +156,10 @@ def build_stages(settings: Settings, models: Models | None) -> Stages:
     deterministic heuristics otherwise (no structured output without a model)."""
     if models is None:
         return Stages(hopper=HeuristicHopper() if settings.heuristic_hops else None)
+    guidance = settings.guidance
     return Stages(
-        planner=ModelPlanner(models.plan),
-        critic=ModelCritic(models.critic),
+        planner=ModelPlanner(models.plan, guidance.plan),
+        critic=ModelCritic(models.critic, guidance.critic),
         clarifier=ModelClarifier(models.plan),
         hopper=ModelHopper(models.plan),
         structurer=Structurer(models.synth, settings.context_tokens),
@@ -168,7 +169,9 @@ def build_stages(settings: Settings, models: Models | None) -> Stages:
 def build_writer(settings: Settings, models: Models | None) -> Writer:
     if models is None:
         return ExtractiveWriter()
-    return LLMWriter(models.synth, context_tokens=settings.context_tokens)
+    return LLMWriter(
+        models.synth, context_tokens=settings.context_tokens, guidance=settings.guidance
+    )
 
 
 def fetch_settings(settings: Settings) -> FetchSettings:

@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "sleuth.cli.completion_cmd",
     "sleuth.cli.keys_cmd",
     "sleuth.cli.serve_cmd",
+    "sleuth.cli.mcp_cmd",
 )
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 

@@ -45,6 +45,7 @@ CHECKS = (
     "max_runtime",
     "cite_min_recall",
     "strict_cites",
+    "require_answer",
     "no_verify_cites",
     "allow_domain",
     "deny_domain",

@@ -18,6 +18,7 @@ from ..events import (
     SearchDegraded,
     Searched,
     WriterDelta,
+    WriterReasoning,
     WriterStarted,
 )
 from ..settings.table import flag_name
@@ -47,8 +48,13 @@ class Progress:
         self.live = self.stream.isatty() if live is None else live
         self.drafts = drafts  # deep runs in a terminal: each round's draft streams here
         self.read = self.skipped = 0
+        self.thinking = False  # inside a run of reasoning text on the stream
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, WriterReasoning):
+            self._reasoning(event.text)
+            return
+        self._end_reasoning()
         if self.drafts is not None and isinstance(event, WriterStarted | WriterDelta):
             self._draft(event)
         if isinstance(event, Notice):
@@ -59,6 +65,21 @@ class Progress:
             status = self._status(event)
             if status:
                 self._line(status, keep=False)
+
+    def _reasoning(self, text: str) -> None:
+        """With --verbose, the model's reasoning streams as it thinks; never on stdout."""
+        if not self.verbose:
+            return
+        if not self.thinking:
+            self._line("writer.reasoning:", keep=True)
+            self.thinking = True
+        self.stream.write(text)
+        self.stream.flush()
+
+    def _end_reasoning(self) -> None:
+        if self.thinking:
+            self.stream.write("\n")
+            self.thinking = False
 
     def _draft(self, event: WriterStarted | WriterDelta) -> None:
         assert self.drafts is not None
@@ -127,4 +148,5 @@ def confidence_line(result: Result) -> str:
     checks = (
         f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
     )
-    return f"confidence · {result.confidence} · {len(result.sources)} sources · {checks}"
+    why = f" · {result.confidence_reasons[0]}" if result.confidence_reasons else ""
+    return f"confidence · {result.confidence}{why} · {len(result.sources)} sources · {checks}"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import CitationCheckFailed, UsageError
+from ..errors import CitationCheckFailed, NoAnswerError, UsageError
 from ..events import Event
 from ..settings import Settings
 from ..text.display import terminal_safe
@@ -31,6 +31,7 @@ class Output:
     strict_cites: bool = False
     show_cost: bool = True
     deep: bool = False
+    require_answer: bool = False
 
     @classmethod
     def of(cls, flags: dict[str, Any]) -> Output:
@@ -41,6 +42,7 @@ class Output:
             bool(flags.get("strict_cites")),
             not flags.get("no_cost", False),
             flags.get("deep") is not None,
+            bool(flags.get("require_answer")),
         )
 
     @property
@@ -105,6 +107,12 @@ def show(result: Result, output: Output, cost: str = "") -> None:
         raise CitationCheckFailed(
             f"--strict-cites: {len(v.unsupported)} of {v.checked} cited sentences are not "
             "supported by their sources"
+        )
+    if output.require_answer and result.confidence == "low":
+        why = f" ({result.confidence_reasons[0]})" if result.confidence_reasons else ""
+        raise NoAnswerError(
+            f"require_answer: the sources do not answer the question{why}",
+            setting="require_answer",
         )
 
 

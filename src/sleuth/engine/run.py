@@ -197,6 +197,7 @@ class Run:
             sources=drafted.sources,
             queries=tuple(g.queries),
             confidence=finished.confidence,
+            confidence_reasons=finished.confidence_reasons,
             verification=finished.verification,
             source_trust=finished.source_trust,
             usage=usage,

@@ -6,7 +6,7 @@ import json
 
 from ..store.records import SessionRecord
 from ..text.display import escape_html_tags, terminal_safe
-from ..types import Source
+from ..types import Result, Source
 
 
 def _escape_label(text: str) -> str:
@@ -31,13 +31,18 @@ def render_markdown(record: SessionRecord, heading: bool = True) -> str:
 
     Raw HTML that came from a page or the model is made inert and terminal control sequences
     removed: the file will be opened in markdown viewers and printed by `cat`."""
-    result = record.result
+    parts = [f"# {escape_html_tags(' '.join(record.question.split()))}"] if heading else []
+    return terminal_safe("\n\n".join([*parts, result_markdown(record.result)]))
+
+
+def result_markdown(result: Result, references: bool = True) -> str:
+    """A result's answer (or its filled schema as JSON), then its numbered `## Sources` list
+    unless `references` is false: what the SSE report and the MCP tool's text carry."""
     if result.data is not None and not result.answer:
         body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
     else:
         body = escape_html_tags((result.answer or "").strip())
-    parts = [f"# {escape_html_tags(' '.join(record.question.split()))}"] if heading else []
-    parts.append(body)
-    if result.sources:
+    parts = [body]
+    if references and result.sources:
         parts.append("## Sources\n\n" + "\n".join(source_line(s) for s in result.sources))
     return terminal_safe("\n\n".join(parts) + "\n")

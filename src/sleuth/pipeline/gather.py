@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from ..errors import BlockedURLError, SearchError
-from ..events import Emit, Event, FetchSkipped, NearDuplicate, Notice, SearchDegraded, Searched
+from ..events import (
+    Emit,
+    Event,
+    FetchSkipped,
+    NearDuplicate,
+    Notice,
+    ReadStarted,
+    SearchDegraded,
+    Searched,
+)
 from ..fetch.domains import DomainPolicy
 from ..ports import Fetcher, SearchBackend, SearchQuery
 from ..runtime import Tasks
@@ -178,6 +187,7 @@ async def read_round(
         limits.read_deadline_s, limits.settle_after, limits.settle_wait_s, request.concurrency
     )
     to_fetch = [c for c in candidates if c.result.page is None]
+    emit(ReadStarted(len(to_fetch)))
     outcome = await read_all(to_fetch, fetcher, read_limits, emit, tasks)
     gathering.read_ms += int((time.monotonic() - started) * 1000)
     gathering.pages_read += len(outcome.pages)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..types import ApiFormat, BrowserMode
+from ..types import ApiFormat, BrowserMode, Guidance
 
 
 def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
@@ -52,6 +52,7 @@ class Settings:
     browser: BrowserMode = "auto"
     browser_executable: str | None = None
     browser_cdp_endpoint: str | None = None
+    guidance: Guidance = field(default_factory=Guidance)  # a requester's added instructions
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
     def with_(self, **changes: Any) -> Settings:

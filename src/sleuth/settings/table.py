@@ -280,6 +280,14 @@ _TABLE = (
     _s("verbose", "flag", False, "Print every run event on stderr.", "output", short="-v"),
     _s("no_cost", "flag", False, "Do not print the cost summary.", "output"),
     _s("strict_cites", "flag", False, "Exit 4 when any citation is unsupported.", "output"),
+    _s(
+        "require_answer",
+        "flag",
+        False,
+        "Exit 3 when the sources do not answer the question (confidence low); the answer "
+        "saying so is still printed.",
+        "output",
+    ),
 )
 
 SETTINGS: Mapping[str, Setting] = MappingProxyType({s.name: s for s in _TABLE})

@@ -102,6 +102,7 @@ def result_from_json(data: dict[str, Any]) -> Result:
         sources=tuple(_source(s) for s in data.get("sources", ())),
         queries=tuple(data.get("queries", ())),
         confidence=data.get("confidence", "low"),
+        confidence_reasons=tuple(str(r) for r in data.get("confidence_reasons", ())),
         verification=_verification(data.get("verification") or {"checked": 0, "supported": 0}),
         source_trust=SourceTrust(trust["label"], dict(trust["counts"])),
         usage=_usage(data.get("usage") or {}),
