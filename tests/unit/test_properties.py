@@ -84,6 +84,8 @@ def url_of(scheme: str, host: str, path: str, query: dict[str, str], frag: str) 
 @given(st.text(max_size=200))
 @example("http://[::1")
 @example("http://host:99999999/")
+@example("0\x85#f")
+@example("http://example.org/a/ /#x")
 def test_normalize_url_never_raises_and_is_idempotent(url: str) -> None:
     once = normalize_url(url)
     assert normalize_url(once) == once
