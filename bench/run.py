@@ -43,6 +43,9 @@ from .compare import (
     run_stats_table,
 )
 from .goals import goals
+from .kb import kb_section
+from .kb import markdown as kb_markdown
+from .kb import to_json as kb_json
 from .render import LatencyRow, goals_section, quality_table, speed_section
 from .service import measure_service, service_section
 from .speed import cli_runs, extraction_throughput
@@ -104,6 +107,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         type=Path,
         default=None,
         help="another checkout's src/ whose CLI start-up is timed beside this one",
+    )
+    ap.add_argument(
+        "--kb",
+        choices=("bm25", "hybrid", "off"),
+        default="bm25",
+        help="knowledge-base section (bench/kb.py): ingest, latency and BM25 recall (default); "
+        "hybrid also embeds a pooled sub-corpus (slow: 65 min on 2 loaded cores); off skips it",
     )
     return ap.parse_args(argv)
 
@@ -186,6 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for web in webs:
             web.stop()
         hidden_file.unlink(missing_ok=True)
+    if args.kb != "off":
+        log(f"knowledge base section ({args.kb})")
+        speed["kb"] = kb_section(args.shared, seed=args.seed, hybrid=args.kb == "hybrid")
     report = Report(args, arms, questions, scores, speed, time.monotonic() - started)
     report.unanswerable = unanswerable
     md_path = report.write(args.out)
@@ -274,6 +287,8 @@ class Report:
         )
         parts.append("### Start-up and per-run overhead (issue 9)\n\n" + self.speed["startup"])
         parts.append("### The service (issue 13)\n\n" + service_section(self.speed["service"]))
+        if "kb" in self.speed:
+            parts.append(kb_markdown(self.speed["kb"]))
         parts.append(
             "## Honesty: calibration (issue 10)\n\n"
             + honesty.section(self.scores, self.unanswerable)
@@ -347,6 +362,7 @@ class Report:
                 for r in self.speed["latency"]
             ],
             "service": self.speed["service"].to_json(),
+            "kb": kb_json(self.speed["kb"]) if "kb" in self.speed else None,
         }
 
 

@@ -4,7 +4,8 @@
     ├── UsageError                bad input from a user: a flag, a file, a question (exit 1, 400)
     │   ├── ConfigError           a bad config file or environment value
     │   ├── LLMNotConfigured      the use case needs a model and none is configured (HTTP 503)
-    │   └── NotFoundError         no such session/run (for an organization: not its own) (404)
+    │   ├── NotFoundError         no such session/run (for an organization: not its own) (404)
+    │   └── UnreadableFile        a local file that cannot be indexed; a batch reports and skips it
     ├── SearchError               a search backend failed
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
     │   └── RateLimitedError      the backend throttled us; bench it for the run
@@ -78,6 +79,19 @@ class UsageError(SleuthError):
 
 class ConfigError(UsageError):
     code = "BAD_CONFIG"
+
+
+class UnreadableFile(UsageError):
+    """A local document that cannot be turned into text. `reason` is short and shown as-is
+    ("encrypted PDF", "empty file", "looks like a PDF, not DOCX")."""
+
+    code = "UNREADABLE_FILE"
+
+    def __init__(self, reason: str, path: str = "", *, lasting: bool = True) -> None:
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.reason = reason
+        self.path = path
+        self.lasting = lasting  # False: installing something may fix it, so try again next time
 
 
 class LLMNotConfigured(UsageError):

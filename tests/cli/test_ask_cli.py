@@ -265,7 +265,7 @@ def test_max_runtime_exits_5(testweb_env: TestWeb, capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize(
-    ("name", "message"), [("data.xlsx", "unsupported file type"), ("empty.md", "no sources found")]
+    ("name", "message"), [("data.xyz", "unsupported file type"), ("empty.md", "no sources found")]
 )
 def test_include_problems_are_clear(
     name: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -26,8 +26,8 @@ from ..llm.meter import Meter
 from ..pipeline.write.extractive import ExtractiveWriter
 from ..pipeline.write.llm import LLMWriter
 from ..ports import ChatModel, Fetcher, SearchBackend, Writer
-from ..registry import BackendSettings
-from ..search.spec import build_search
+from ..registry import BackendSettings, registries
+from ..search.spec import build_search, parse_spec
 from ..settings import Settings as Settings
 from ..settings import sleuth_home as sleuth_home
 from ..think.clarify import ModelClarifier
@@ -228,7 +228,8 @@ def fallback_spec(settings: Settings) -> str:
 
 def backend_settings(settings: Settings) -> BackendSettings:
     env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_")}
-    return BackendSettings(env=env, include=settings.include)
+    extra = {"kb": settings.kb, "kb_hybrid": settings.kb_hybrid}
+    return BackendSettings(env=env, include=settings.include, extra=extra)
 
 
 def build_search_backends(
@@ -239,10 +240,16 @@ def build_search_backends(
     primary = build_search(settings.search, bs)
     spec = fallback_spec(settings)
     fallback = None
-    if spec and spec != "none" and settings.search not in ("none", "local", spec):
+    if spec and spec != "none" and settings.search != spec and not _offline(settings.search):
         fallback = build_search(spec, bs)
     include = build_search("local", bs) if settings.include else None
     return primary, fallback, include
+
+
+def _offline(spec: str) -> bool:
+    """A run on an offline backend alone (none, local, kb) must not fall back to the web."""
+    name, _ = parse_spec(spec)
+    return name in registries().search and registries().search.get(name).offline
 
 
 def build_parts(settings: Settings, resources: Resources | None = None) -> Assembled:

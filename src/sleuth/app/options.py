@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..disk.read import UnreadableFile, read_regular
+from ..disk.read import LocalFileError, read_regular
 from ..errors import UsageError
 from ..settings import Settings
 from ..settings.table import SETTINGS
@@ -114,7 +114,7 @@ def load_schema(value: Any) -> dict[str, Any]:
     try:
         # A regular file only: a FIFO given as the schema used to block the run forever.
         text = read_regular(path, MAX_SCHEMA_BYTES, "schema").decode("utf-8")
-    except UnreadableFile as exc:
+    except LocalFileError as exc:
         raise UsageError(f"schema: {path} {exc.problem}", setting="schema") from exc
     except UnicodeDecodeError:
         raise UsageError(f"schema: {path} is not UTF-8 text", setting="schema") from None

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "sleuth.cli.doctor",
     "sleuth.cli.eval_cmd",
     "sleuth.cli.sessions_cmd",
+    "sleuth.cli.kb_cmd",
     "sleuth.cli.followup_cmd",
     "sleuth.cli.config_cmd",
     "sleuth.cli.completion_cmd",

@@ -23,7 +23,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Groups of settings, in the order --help lists them.
 OUTPUT = ("json", "out", "verbose")
-SEARCH = ("search", "search_fallback", "include")
+SEARCH = ("search", "search_fallback", "include", "kb", "kb_hybrid")
 READING = (
     "no_cache",
     "browser",

@@ -135,7 +135,8 @@ def markdown(result: Result) -> str:
         extra = " · search snippet only" if s.snippet else ""
         when = f" · published {s.published}" if s.published else ""
         title = escape_html_tags(" ".join(s.title.split()))
-        lines.append(f"[{s.number}] {title} — {s.url}{when}{extra}{mark}")
+        where = f" ({s.location})" if s.location else ""
+        lines.append(f"[{s.number}] {title}{where} — {s.url}{when}{extra}{mark}")
     return "\n".join(lines) + "\n"
 
 

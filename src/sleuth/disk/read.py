@@ -3,7 +3,7 @@
 A path can name anything: `/dev/zero` (endless), a FIFO (blocks the opener forever), a
 directory, or a symlink out of the tree the user meant. Every local read goes through here: the
 file is opened without blocking, must be a regular file, and is read up to a size cap. Errors are
-`UnreadableFile` usage errors whose message names the file and the reason, ready to print
+`LocalFileError` usage errors whose message names the file and the reason, ready to print
 as one line.
 """
 
@@ -18,7 +18,7 @@ from ..errors import UsageError
 CHUNK = 1 << 16
 
 
-class UnreadableFile(UsageError):
+class LocalFileError(UsageError):
     """A named file that cannot be read safely; `problem` reads after the path: "is a named
     pipe (FIFO), not a regular file", "is larger than 1 MB", "cannot be read: No such file"."""
 
@@ -39,14 +39,14 @@ def read_regular(path: Path, limit: int, what: str) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         gone = isinstance(exc, FileNotFoundError | NotADirectoryError)
-        raise UnreadableFile(what, path, f"cannot be read: {why(exc)}", gone) from exc
+        raise LocalFileError(what, path, f"cannot be read: {why(exc)}", gone) from exc
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             kind = describe_mode(info.st_mode)
-            raise UnreadableFile(what, path, f"is {kind}, not a regular file")
+            raise LocalFileError(what, path, f"is {kind}, not a regular file")
         if info.st_size > limit:
-            raise UnreadableFile(what, path, f"is larger than {_size(limit)}")
+            raise LocalFileError(what, path, f"is larger than {_size(limit)}")
         return _read_capped(fd, path, limit, what)
     finally:
         os.close(fd)
@@ -59,12 +59,12 @@ def _read_capped(fd: int, path: Path, limit: int, what: str) -> bytes:
         try:
             piece = os.read(fd, CHUNK)
         except OSError as exc:
-            raise UnreadableFile(what, path, f"cannot be read: {why(exc)}") from exc
+            raise LocalFileError(what, path, f"cannot be read: {why(exc)}") from exc
         if not piece:
             return b"".join(chunks)
         size += len(piece)
         if size > limit:  # the file grew while being read, or lies about its size
-            raise UnreadableFile(what, path, f"is larger than {_size(limit)}")
+            raise LocalFileError(what, path, f"is larger than {_size(limit)}")
         chunks.append(piece)
 
 

@@ -160,7 +160,13 @@ class Run:
         outcome = WriteOutcome("", "llm", int((time.monotonic() - started) * 1000))
         finished = finish_answer("", sources, replace(self.request, verify_cites=False))
         everything = tuple(
-            Citation(s.number, s.url, s.title, clip(s.passages[0].text, 300) if s.passages else "")
+            Citation(
+                s.number,
+                s.url,
+                s.title,
+                clip(s.passages[0].text, 300) if s.passages else "",
+                s.location,
+            )
             for s in sources
         )
         finished = replace(finished, answer="", citations=everything, data=data)

@@ -17,7 +17,8 @@ def source_line(source: Source) -> str:
     """`n. [title](url) — fetched YYYY-MM-DD · published YYYY-MM-DD · authority`."""
     title = escape_html_tags(_escape_label(" ".join((source.title or source.url).split())))
     url = source.url.replace(" ", "%20").replace(")", "%29")
-    notes = [f"fetched {source.fetched_at[:10]}"] if source.fetched_at else []
+    notes = [source.location] if source.location else []
+    notes += [f"fetched {source.fetched_at[:10]}"] if source.fetched_at else []
     if source.published:
         notes.append(f"published {source.published[:10]}")
     notes.append(source.authority)

@@ -152,7 +152,8 @@ def citations(answer: str, sources: Sequence[Source]) -> tuple[Citation, ...]:
     for n in cited_numbers(answer):
         if n in by_number:
             source = by_number[n]
-            out.append(Citation(n, source.url, source.title, _quote(source, citing.get(n, []))))
+            quote = _quote(source, citing.get(n, []))
+            out.append(Citation(n, source.url, source.title, quote, source.location))
     return tuple(out)
 
 

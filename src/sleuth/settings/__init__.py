@@ -33,6 +33,8 @@ class Settings:
     search_fallback: str | None = None  # None: wikipedia, or news,wikipedia when since is set
     since_set: bool = False
     include: tuple[str, ...] = ()
+    kb: str = "default"  # the knowledge base `--search=kb` uses
+    kb_hybrid: bool = False  # BM25 only: hybrid's gain on the bench was within noise
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..disk.read import UnreadableFile, read_regular
+from ..disk.read import LocalFileError, read_regular
 from ..errors import ConfigError
 
 FILE_NAME = "config.toml"
@@ -88,7 +88,7 @@ def read_config(path: Path | None = None) -> ConfigFile:
     path = config_path() if path is None else path
     try:
         raw = read_regular(path, MAX_CONFIG_BYTES, "config file")
-    except UnreadableFile as exc:
+    except LocalFileError as exc:
         if exc.missing:
             return ConfigFile(path)
         raise config_error(path, f"it {exc.problem}") from exc

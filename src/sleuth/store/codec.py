@@ -61,6 +61,7 @@ def _source(data: dict[str, Any]) -> Source:
         snippet=bool(data.get("snippet", False)),
         authority=data.get("authority", "unknown"),
         text=data.get("text", ""),
+        location=data.get("location"),
     )
 
 
