@@ -7,7 +7,7 @@ comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 QUESTION ?= How does Sleuth check that a citation is supported by its source?
 
-.PHONY: setup demo test lint format bench docs clean
+.PHONY: setup demo test lint format bench docs clean soak
 
 setup: $(STAMP)
 
@@ -23,6 +23,10 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+## Long fault-matrix and concurrency runs (minutes); figures to bench/results/<date>-soak.md
+soak: setup
+	SLEUTH_SOAK_REPORT=bench/results/$$(date +%F)-soak.md $(BIN)/python -m pytest -q -m soak tests/faults
 
 lint: setup
 	$(BIN)/ruff check src tests bench

@@ -10,7 +10,9 @@
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
     │   └── RateLimitedError      the backend throttled us; bench it for the run
     ├── FetchError                one page could not be read; becomes a `fetch.skipped` event
-    │   └── BlockedURLError       refused by policy (private address, scheme, domain list)
+    │   ├── BlockedURLError       refused by policy (private address, scheme, domain list)
+    │   └── ExtractionError       parsing the document overran its sandbox (memory, time, crash)
+    ├── StoreError                a local database (sessions, page cache) cannot be used
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
     │   └── NoAnswerError         require_answer and the sources do not answer (exit 3)
@@ -40,6 +42,7 @@ SkipCause = Literal[
     "too-large",  # over the body or page cap
     "unsupported",  # a content type or encoding Sleuth does not read
     "no-text",  # read, but nothing usable was extracted
+    "extraction",  # parsing it overran the sandbox's memory or time, or crashed the parser
     "deadline",  # not read within the round's deadline; its snippet is used
     "stale",  # published before `since`
     "browser",  # the headless browser could not read it
@@ -140,10 +143,27 @@ class FetchError(SleuthError):
         self.url = url
         self.cause: SkipCause = cause or self.default_cause
 
+    def __reduce__(self) -> tuple[type[FetchError], tuple[str, str], dict[str, SkipCause]]:
+        # Raised inside extraction workers and pickled back: keep the URL and the cause.
+        return type(self), (self.reason, self.url), {"cause": self.cause}
+
 
 class BlockedURLError(FetchError):
     code = "BLOCKED_URL"
     default_cause: SkipCause = "blocked"
+
+
+class ExtractionError(FetchError):
+    code = "EXTRACTION_FAILED"
+    default_cause: SkipCause = "extraction"
+
+
+class StoreError(SleuthError):
+    """A local database cannot be used: not a regular file, an unwritable SLEUTH_HOME, a disk
+    error. Costs what needed the store (a save, a cache), never an answer already made."""
+
+    http_status = 503
+    code = "STORE_UNAVAILABLE"
 
 
 class LLMError(SleuthError):

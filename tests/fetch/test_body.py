@@ -65,3 +65,28 @@ def test_kind_refuses_images_and_zip() -> None:
     for mime in ("image/png", "application/zip", "video/mp4"):
         with pytest.raises(FetchError, match=f"unsupported content type: {mime}"):
             kind_from_headers(mime, "/x")
+
+
+PAGE = "<html><head><title>Café</title></head><body><p>Audit logs are kept 90 days.</p></body>"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "declared"),
+    [
+        ("utf-8", "utf-16"),  # UTF-8 labelled utf-16 used to become a wall of CJK characters
+        ("utf-8", "utf-32"),
+        ("utf-16-le", "utf-8"),  # UTF-16 without a BOM, labelled as something else
+        ("utf-16-be", "iso-8859-1"),
+        ("utf-16-le", None),
+        ("utf-16", "utf-8"),  # with a BOM
+    ],
+)
+def test_a_charset_label_the_bytes_contradict_is_overruled(
+    encoding: str, declared: str | None
+) -> None:
+    assert decode_text(body(PAGE.encode(encoding), declared)) == PAGE
+
+
+def test_a_true_label_is_kept() -> None:
+    assert decode_text(body(PAGE.encode("latin-1"), "latin-1")) == PAGE
+    assert decode_text(body(PAGE.encode("utf-16"), "utf-16")) == PAGE

@@ -142,3 +142,19 @@ def test_pdfs_extracted_from_many_threads_at_once() -> None:
     with ThreadPoolExecutor(8) as pool:
         texts = list(pool.map(lambda _: extract_pdf(data).text, range(48)))
     assert len(set(texts)) == 1 and "Page 11" in texts[0]
+
+
+def test_a_page_of_too_many_elements_skips_main_text_detection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """550,000 tiny paragraphs kept trafilatura busy for 100 s; past the element cap the
+    visible text is used instead, and nothing is lost."""
+    from sleuth.fetch import extract
+
+    called: list[int] = []
+    monkeypatch.setattr(extract, "_trafilatura", lambda html, url: called.append(1))
+    many = "<html><body>" + "<p>word</p>" * (extract.MAX_MAIN_TEXT_ELEMENTS + 10) + "</body></html>"
+    got = extract.extract_html(many, "http://example.org/many")
+    assert called == [] and got.text.count("word") == extract.MAX_MAIN_TEXT_ELEMENTS + 10
+    extract.extract_html("<html><body><p>few words</p></body></html>", "http://example.org/few")
+    assert called == [1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tests.testweb import pdfs, problems, topic_asyncio, topic_audit, topic_v8
+from tests.testweb import bombs, pdfs, problems, topic_asyncio, topic_audit, topic_v8
 from tests.testweb.pages import Doc, Fault, Page, article_doc, article_page, normalize_url
 from tests.testweb.problems import (  # re-exported: tests import every URL from site
     BIG_URL,
@@ -94,7 +94,7 @@ def default_site() -> Site:
         *topic_v8.SEARCHABLE,
     )
     pages = [article_page(a) for a in (*articles, SLOW_GUIDE)]
-    pages += _pdf_pages() + problems.problem_pages()
+    pages += _pdf_pages() + problems.problem_pages() + bombs.bomb_pages()
     docs = tuple(article_doc(a) for a in articles) + _pdf_docs()
     return Site(
         pages={_key(p.url): p for p in pages},

@@ -56,3 +56,22 @@ def test_prompt_drops_lowest_scored_passages_whole_to_fit() -> None:
     tiny = format_sources(sources, 10)
     assert "Passage 1-0" in tiny and "Passage 2-0" in tiny  # each source keeps its best
     assert all(p.count("word") % 40 == 0 for p in tiny.split("<source")[1:])  # never mid-passage
+
+
+def test_only_the_first_lines_of_a_page_are_split() -> None:
+    """A page of 550,000 one-word paragraphs: splitting stops at MAX_LINES, so its cost is
+    bounded, and offsets of what is kept still point into the text."""
+    from sleuth.text.passages import MAX_LINES
+
+    text = "\n".join(f"w{i}" for i in range(MAX_LINES * 3))
+    chunks = split_passages(text)
+    last_line_kept = text.index(f"\nw{MAX_LINES}\n")
+    assert chunks and all(c.start < last_line_kept for c in chunks)
+    assert all(text[c.start : c.start + len(c.text)] == c.text for c in chunks)
+    assert sum(c.n_words for c in chunks) == MAX_LINES
+
+
+def test_word_counts_of_merged_passages_are_exact() -> None:
+    text = "\n\n".join(f"short paragraph number {i} here" for i in range(100))
+    for chunk in split_passages(text):
+        assert chunk.n_words == len(chunk.text.split())

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..disk.read import LocalFileError, read_regular
 from ..errors import UsageError
 from ..settings import Settings
 from ..settings.table import SETTINGS
@@ -111,11 +112,10 @@ def load_schema(value: Any) -> dict[str, Any]:
         return check_schema(value)
     path = Path(str(value))
     try:
-        if path.stat().st_size > MAX_SCHEMA_BYTES:
-            raise UsageError(f"schema: {path} is larger than 1 MB", setting="schema")
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"schema: cannot read {path}: {exc.strerror}", setting="schema") from exc
+        # A regular file only: a FIFO given as the schema used to block the run forever.
+        text = read_regular(path, MAX_SCHEMA_BYTES, "schema").decode("utf-8")
+    except LocalFileError as exc:
+        raise UsageError(f"schema: {path} {exc.problem}", setting="schema") from exc
     except UnicodeDecodeError:
         raise UsageError(f"schema: {path} is not UTF-8 text", setting="schema") from None
     try:
@@ -124,4 +124,6 @@ def load_schema(value: Any) -> dict[str, Any]:
         raise UsageError(
             f"schema: {path} is not JSON ({exc.msg} at line {exc.lineno})", setting="schema"
         ) from exc
+    except RecursionError:
+        raise UsageError(f"schema: {path} is nested too deeply", setting="schema") from None
     return check_schema(schema)

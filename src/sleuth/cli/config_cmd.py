@@ -21,6 +21,7 @@ from .configmap import (
     load_checked,
 )
 from .options import flatten, option, table_option
+from .render import echo
 
 SECRET_KEYS = frozenset({"api_key"})
 
@@ -55,7 +56,7 @@ def path_cmd() -> None:
       sleuth config path
       $EDITOR "$(sleuth config path)"
     """
-    click.echo(str(config_path()))
+    echo(str(config_path()))
 
 
 @config.command("show")
@@ -94,9 +95,9 @@ def show_cmd(ctx: click.Context, profile: str | None, command_name: str, as_json
     checked = load_checked(group, chosen_profile(ctx, profile))
     settings = effective(group, command_name, checked)
     if as_json:
-        click.echo(json.dumps(_json(checked, command_name, settings), indent=2))
+        echo(json.dumps(_json(checked, command_name, settings), indent=2))
     else:
-        click.echo(_text(checked, command_name, settings), nl=False)
+        echo(_text(checked, command_name, settings), nl=False)
 
 
 def effective(group: click.Group, command_name: str, checked: Checked) -> list[Setting]:

@@ -10,6 +10,7 @@ import click
 
 from .. import __version__
 from .options import LLM, settings_values, table_options
+from .render import echo
 from .runner import with_app
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def doctor(**flags: Any) -> None:
     checks = with_app(lambda app: app.doctor(**values))
     if flags["json"]:
         failed = sum(c.status == "fail" for c in checks)
-        click.echo(json.dumps({"ok": failed == 0, "checks": [asdict(c) for c in checks]}, indent=2))
+        echo(json.dumps({"ok": failed == 0, "checks": [asdict(c) for c in checks]}, indent=2))
     else:
         render(checks)
     if any(c.status == "fail" for c in checks):
@@ -39,16 +40,16 @@ def doctor(**flags: Any) -> None:
 
 
 def render(checks: list[Check]) -> None:
-    click.echo(f"sleuth doctor — v{__version__}")
+    echo(f"sleuth doctor — v{__version__}")
     section = ""
     for c in checks:
         if c.section != section:
             section = c.section
-            click.echo(f"\n# {section}")
+            echo(f"\n# {section}")
         mark = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL", "info": "--- "}[c.status]
-        click.echo(f"{mark} {c.name:<12} {c.detail}")
+        echo(f"{mark} {c.name:<12} {c.detail}")
     counts = {s: sum(c.status == s for c in checks) for s in ("ok", "warn", "fail")}
-    click.echo(
+    echo(
         f"\nSummary: {len(checks)} checks · {counts['ok']} ok · {counts['warn']} warn · "
         f"{counts['fail']} fail"
     )

@@ -13,6 +13,7 @@ from ..evaluate.questions import load_questions, sample, with_gold_urls
 from ..settings import Settings
 from ..types import ResearchRequest
 from .options import LLM, option, table_options
+from .render import echo
 
 EXAMPLES = """
 \b
@@ -122,14 +123,14 @@ def eval_cmd(
             unanswerable=unanswerable,
         )
     )
-    click.echo(evaluation.table(), nl=False)
+    echo(evaluation.table(), nl=False)
     json_path, md_path = write_reports(evaluation, out)
-    click.echo(f"reports: {json_path} {md_path}", err=True)
+    echo(f"reports: {json_path} {md_path}", err=True)
 
 
 def _progress(done: int, total: int, row: Any) -> None:
     status = "ok" if row.ok else f"failed ({row.error})"
-    click.echo(f"[{done}/{total}] {row.id}: {status}, {row.latency_ms} ms", err=True)
+    echo(f"[{done}/{total}] {row.id}: {status}, {row.latency_ms} ms", err=True)
 
 
 COMMANDS = [eval_cmd]

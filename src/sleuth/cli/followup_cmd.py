@@ -17,6 +17,7 @@ from click.core import ParameterSource
 from ..app.diff import SessionDiff, render_diff
 from .ask import RUN_SETTINGS
 from .options import LLM, option, settings_values, table_options
+from .render import echo
 from .runner import Output, research, with_app
 
 
@@ -86,7 +87,7 @@ def rerun(session_id: str, narrate: bool, **flags: Any) -> None:
 
     result = research(start, Output.of(flags))
     if changes and result.session_id:
-        click.echo("", err=True)
+        echo("", err=True)
         print_diff(changes[0], session_id, result.session_id, False, narrate, values, err=True)
 
 
@@ -131,11 +132,11 @@ def print_diff(
         data = changes.to_json()
         if story is not None:
             data["narration"] = story
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2), err=err)
+        echo(json.dumps(data, ensure_ascii=False, indent=2), err=err)
         return
-    click.echo(render_diff(changes), nl=False, err=err)
+    echo(render_diff(changes), nl=False, err=err)
     if story is not None:
-        click.echo(f"\nwhat changed (narrated by the model)\n{story}", err=err)
+        echo(f"\nwhat changed (narrated by the model)\n{story}", err=err)
 
 
 COMMANDS = [resume, continue_cmd, rerun, diff]

@@ -7,6 +7,7 @@ exit codes, so no command prints a traceback.
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 from typing import Any
 
@@ -15,6 +16,7 @@ import click
 from ..errors import SleuthError
 from ..settings.table import flag_name
 from .configmap import CONFIGURABLE, apply_profile, profile_option, remember_group_profile
+from .render import echo
 
 COMMAND_MODULES = (
     "sleuth.cli.ask",
@@ -83,22 +85,45 @@ for _name in CONFIGURABLE:
     cli.commands[_name].params.append(profile_option(apply_profile))
 
 
+class _Stderr(logging.Handler):
+    """Library warnings (a damaged database moved aside, the page cache off) as one
+    `sleuth: ...` line on stderr, written through click so test capture sees it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        echo(f"sleuth: {record.getMessage()}", err=True)
+
+
+def _warnings_to_stderr() -> None:
+    logger = logging.getLogger("sleuth")
+    if not any(isinstance(h, _Stderr) for h in logger.handlers):
+        logger.addHandler(_Stderr(logging.WARNING))
+        logger.propagate = False
+
+
+def _valid_text(args: list[str]) -> list[str]:
+    """Arguments with undecodable bytes (held as surrogates by Python) made U+FFFD: they would
+    otherwise fail much later, when a question or id is saved, searched or printed."""
+    return [arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for arg in args]
+
+
 def main(argv: list[str] | None = None) -> Any:
+    _warnings_to_stderr()
+    args = _valid_text(sys.argv[1:] if argv is None else argv)
     try:
-        return cli.main(args=argv, prog_name="sleuth", standalone_mode=False)
+        return cli.main(args=args, prog_name="sleuth", standalone_mode=False)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.exceptions.Abort:
-        click.echo("sleuth: aborted", err=True)
+        echo("sleuth: aborted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()
         sys.exit(1 if exc.exit_code == 2 else exc.exit_code)
     except SleuthError as exc:
-        click.echo(f"sleuth: {exc.worded(flag_name)}", err=True)
+        echo(f"sleuth: {exc.worded(flag_name)}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        click.echo("sleuth: interrupted", err=True)
+        echo("sleuth: interrupted", err=True)
         sys.exit(130)
 
 

@@ -17,6 +17,7 @@ import click
 from ..errors import UsageError
 from ..settings.table import SETTINGS, Setting
 from ..settings.values import coerce
+from .render import echo
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,7 +53,7 @@ CHECKS = (
 
 
 def note(message: str) -> None:
-    click.echo(f"sleuth: {message}", err=True)
+    echo(f"sleuth: {message}", err=True)
 
 
 class TableType(click.ParamType):  # type: ignore[type-arg]

@@ -6,6 +6,8 @@ import json
 import sys
 from typing import TextIO
 
+import click
+
 from ..events import (
     Event,
     Fetched,
@@ -20,7 +22,15 @@ from ..events import (
     WriterStarted,
 )
 from ..settings.table import flag_name
+from ..text.display import escape_html_tags, terminal_safe
 from ..types import Result
+
+
+def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """`click.echo` for text that may hold outside words (titles, answers, server errors):
+    terminal control sequences are removed first, so a page or a model can neither write the
+    clipboard (OSC 52), hide a link (OSC 8), nor move the cursor over what Sleuth printed."""
+    click.echo(terminal_safe(text), err=err, nl=nl)
 
 
 class Progress:
@@ -78,7 +88,7 @@ class Progress:
             heading = f"## Round {event.round} (deep)\n\n" if event.round > 1 else ""
             self.drafts.write(("\n\n---\n" if event.round > 1 else "") + heading)
         else:
-            self.drafts.write(event.text)
+            self.drafts.write(terminal_safe(event.text))
         self.drafts.flush()
 
     def _status(self, event: Event) -> str | None:
@@ -101,6 +111,7 @@ class Progress:
     def _line(self, text: str, keep: bool) -> None:
         if self.live:
             self.stream.write("\r\x1b[2K")
+        text = terminal_safe(text).replace("\n", " ")  # one line, whatever came from outside
         if keep:
             self.stream.write(text + "\n")
         else:
@@ -114,16 +125,18 @@ class Progress:
 
 
 def markdown(result: Result) -> str:
-    """The answer followed by its source list."""
-    body = result.answer or ""
+    """The answer followed by its source list; raw HTML from pages or the model made inert,
+    since this text is also written to `--out` files that a markdown viewer will render."""
+    body = escape_html_tags(result.answer or "")
     lines = [body.rstrip(), "", "## Sources", ""]
     cited = {c.number for c in result.citations}
     for s in result.sources:
         mark = "" if s.number in cited else " (not cited)"
         extra = " · search snippet only" if s.snippet else ""
         when = f" · published {s.published}" if s.published else ""
+        title = escape_html_tags(" ".join(s.title.split()))
         where = f" ({s.location})" if s.location else ""
-        lines.append(f"[{s.number}] {s.title}{where} — {s.url}{when}{extra}{mark}")
+        lines.append(f"[{s.number}] {title}{where} — {s.url}{when}{extra}{mark}")
     return "\n".join(lines) + "\n"
 
 

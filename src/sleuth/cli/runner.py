@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import click
-
 from ..errors import CitationCheckFailed, NoAnswerError, UsageError
 from ..events import Event
 from ..settings import Settings
+from ..text.display import terminal_safe
 from ..types import Result
-from .render import Progress, as_json, confidence_line, markdown
+from .render import Progress, as_json, confidence_line, echo, markdown
 
 T = TypeVar("T")
 
@@ -81,7 +80,7 @@ def research(
     finally:
         progress.clear()
     if output.drafts:
-        click.echo("\n\n---\n")  # the drafts streamed above; the checked final answer follows
+        echo("\n\n---\n")  # the drafts streamed above; the checked final answer follows
     show(result, output, meter_line[0] if meter_line else "")
     return result
 
@@ -94,15 +93,15 @@ def _cost_line(event: Event) -> str:
 
 
 def show(result: Result, output: Output, cost: str = "") -> None:
-    text = as_json(result) if output.as_json else markdown(result)
-    click.echo(text, nl=False)
+    text = terminal_safe(as_json(result) if output.as_json else markdown(result))
+    echo(text, nl=False)
     if output.out is not None:
         write_out(output.out, text)
-    click.echo(confidence_line(result), err=True)
+    echo(confidence_line(result), err=True)
     if output.show_cost and cost:
-        click.echo(cost, err=True)
+        echo(cost, err=True)
     if result.session_id:
-        click.echo(f"session {result.session_id} (sleuth resume {result.session_id})", err=True)
+        echo(f"session {result.session_id} (sleuth resume {result.session_id})", err=True)
     if output.strict_cites and result.verification.unsupported:
         v = result.verification
         raise CitationCheckFailed(
@@ -118,8 +117,12 @@ def show(result: Result, output: Output, cost: str = "") -> None:
 
 
 def write_out(path: Path, text: str) -> None:
+    """Write an output file; any failure (a full disk, a name too long, a directory, a file
+    in /proc) is one line naming the file, never a traceback."""
     try:
+        if path.is_dir():
+            raise UsageError(f"--out: {path} is a directory; give a file name")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"--out: cannot write {path}: {exc.strerror}") from exc
+        raise UsageError(f"--out: cannot write {path}: {exc.strerror or exc}") from exc

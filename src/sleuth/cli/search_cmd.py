@@ -10,6 +10,7 @@ import click
 
 from ..types import SearchResult
 from .options import option, settings_values, table_options
+from .render import echo
 from .runner import with_app
 
 EXAMPLES = """
@@ -37,13 +38,13 @@ def search(query: tuple[str, ...], limit: int, **flags: Any) -> None:
     values.pop("json", None)
     results = with_app(lambda app: app.search(text, limit=limit, **values))
     if flags["json"]:
-        click.echo(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2))
+        echo(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2))
         return
     if not results:
-        click.echo("no results", err=True)
+        echo("no results", err=True)
     for r in results:
         date = f" · {r.published}" if r.published else ""
-        click.echo(f"{r.rank:>2}. {r.title}\n    {r.url}{date}\n    {r.snippet[:200]}")
+        echo(f"{r.rank:>2}. {r.title}\n    {r.url}{date}\n    {r.snippet[:200]}")
 
 
 def result_json(r: SearchResult) -> dict[str, Any]:

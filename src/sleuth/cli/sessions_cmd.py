@@ -15,6 +15,8 @@ from ..export import FORMATS, format_for, render, render_html, render_json, rend
 from ..settings.values import parse_age
 from ..store import SessionStats, SessionStore, SessionSummary, sessions_db_path
 from .options import note, table_option
+from .render import echo
+from .runner import write_out
 
 
 def _store() -> SessionStore:
@@ -60,12 +62,12 @@ def ls_cmd(filter_text: str | None, tag: str | None, org: str | None, as_json: b
     """
     found = _store().list(filter_text, tag, org=org)
     if as_json:
-        click.echo(json.dumps([s.to_json() for s in found], ensure_ascii=False, indent=2))
+        echo(json.dumps([s.to_json() for s in found], ensure_ascii=False, indent=2))
         return
     if not found:
-        click.echo("no saved sessions" + (" match" if filter_text or tag or org else ""), err=True)
+        echo("no saved sessions" + (" match" if filter_text or tag or org else ""), err=True)
     for summary in found:
-        click.echo(_summary_line(summary))
+        echo(_summary_line(summary))
 
 
 @sessions.command("tag")
@@ -81,7 +83,7 @@ def tag_cmd(session_id: str, tags: str) -> None:
     store = _store()
     full_id = store.resolve(session_id)
     now = store.tag(full_id, tags)
-    click.echo(f"{full_id}  {' '.join('#' + t for t in now) or '(no tags)'}")
+    echo(f"{full_id}  {' '.join('#' + t for t in now) or '(no tags)'}")
 
 
 @sessions.command("untag")
@@ -97,7 +99,7 @@ def untag_cmd(session_id: str, tags: str) -> None:
     store = _store()
     full_id = store.resolve(session_id)
     now = store.untag(full_id, tags)
-    click.echo(f"{full_id}  {' '.join('#' + t for t in now) or '(no tags)'}")
+    echo(f"{full_id}  {' '.join('#' + t for t in now) or '(no tags)'}")
 
 
 @sessions.command("rm")
@@ -110,7 +112,7 @@ def rm_cmd(session_ids: tuple[str, ...]) -> None:
       sleuth sessions rm 2026-05-07_134509 2026-05-08_0912
     """
     for removed in _store().rm(session_ids):
-        click.echo(f"removed {removed}")
+        echo(f"removed {removed}")
 
 
 @sessions.command("prune")
@@ -131,8 +133,8 @@ def prune_cmd(older_than: str | None, keep: int | None, dry_run: bool) -> None:
     doomed = _store().prune(older_than=age, keep=keep, dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"
     for session_id in doomed:
-        click.echo(f"{verb} {session_id}")
-    click.echo(f"{verb} {len(doomed)} session(s)" if doomed else "nothing to prune", err=True)
+        echo(f"{verb} {session_id}")
+    echo(f"{verb} {len(doomed)} session(s)" if doomed else "nothing to prune", err=True)
 
 
 @click.command("show")
@@ -147,7 +149,7 @@ def show(session_id: str, as_json: bool) -> None:
       sleuth show 2026-05-07_1345 --json
     """
     record = _store().get(session_id)
-    click.echo(render_json(record) if as_json else render_markdown(record), nl=False)
+    echo(render_json(record) if as_json else render_markdown(record), nl=False)
 
 
 def _stats_text(stats: SessionStats) -> str:
@@ -180,7 +182,7 @@ def stats(tag: str | None, as_json: bool) -> None:
       sleuth stats --tag=client-x --json
     """
     totals = _store().stats(tag)
-    click.echo(json.dumps(totals.to_json(), indent=2) if as_json else _stats_text(totals))
+    echo(json.dumps(totals.to_json(), indent=2) if as_json else _stats_text(totals))
 
 
 @click.command("export")
@@ -208,10 +210,10 @@ def export(session_id: str, fmt: str | None, out: Path | None) -> None:
     chosen = fmt or (format_for(out.name) if out else None) or "html"
     text = render(_store().get(session_id), chosen)
     if out is None:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
-    out.write_text(text, encoding="utf-8")
-    click.echo(str(out))
+    write_out(out, text)
+    echo(str(out))
 
 
 @click.command("open")
@@ -237,8 +239,8 @@ def open_cmd(session_id: str, out: Path | None, no_browser: bool) -> None:
     """
     record = _store().get(session_id)
     path = out or Path(tempfile.gettempdir()) / f"sleuth-{record.id}.html"
-    path.write_text(render_html(record), encoding="utf-8")
-    click.echo(str(path.resolve()))
+    write_out(path, render_html(record))
+    echo(str(path.resolve()))
     if not no_browser:
         # No browser is fine: the printed path is the result.
         with contextlib.suppress(webbrowser.Error):

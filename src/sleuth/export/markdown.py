@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..store.records import SessionRecord
+from ..text.display import escape_html_tags, terminal_safe
 from ..types import Result, Source
 
 
@@ -14,7 +15,7 @@ def _escape_label(text: str) -> str:
 
 def source_line(source: Source) -> str:
     """`n. [title](url) — fetched YYYY-MM-DD · published YYYY-MM-DD · authority`."""
-    title = _escape_label(" ".join((source.title or source.url).split()))
+    title = escape_html_tags(_escape_label(" ".join((source.title or source.url).split())))
     url = source.url.replace(" ", "%20").replace(")", "%29")
     notes = [source.location] if source.location else []
     notes += [f"fetched {source.fetched_at[:10]}"] if source.fetched_at else []
@@ -27,9 +28,12 @@ def source_line(source: Source) -> str:
 
 
 def render_markdown(record: SessionRecord, heading: bool = True) -> str:
-    """The answer as saved, with its sources listed; a `# question` title when `heading`."""
-    parts = [f"# {record.question}"] if heading else []
-    return "\n\n".join([*parts, result_markdown(record.result)])
+    """The answer as saved, with its sources listed; a `# question` title when `heading`.
+
+    Raw HTML that came from a page or the model is made inert and terminal control sequences
+    removed: the file will be opened in markdown viewers and printed by `cat`."""
+    parts = [f"# {escape_html_tags(' '.join(record.question.split()))}"] if heading else []
+    return terminal_safe("\n\n".join([*parts, result_markdown(record.result)]))
 
 
 def result_markdown(result: Result, references: bool = True) -> str:
@@ -38,8 +42,8 @@ def result_markdown(result: Result, references: bool = True) -> str:
     if result.data is not None and not result.answer:
         body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
     else:
-        body = (result.answer or "").strip()
+        body = escape_html_tags((result.answer or "").strip())
     parts = [body]
     if references and result.sources:
         parts.append("## Sources\n\n" + "\n".join(source_line(s) for s in result.sources))
-    return "\n\n".join(parts) + "\n"
+    return terminal_safe("\n\n".join(parts) + "\n")

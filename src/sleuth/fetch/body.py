@@ -117,10 +117,33 @@ def _charset(body: Body) -> str:
     match = _META_CHARSET.search(body.data[:4096])
     if match:
         candidates.append(match.group(1).decode("ascii"))
-    for name in candidates:
-        if _known_codec(name):
-            return name
-    return "utf-8"
+    declared = next((name for name in candidates if _known_codec(name)), "utf-8")
+    return _checked(declared, body.data[:4096])
+
+
+def _checked(declared: str, head: bytes) -> str:
+    """The declared charset unless the bytes plainly contradict it. Pages lie both ways: UTF-8
+    labelled utf-16 decodes into a wall of CJK characters that no check calls binary, and
+    UTF-16 without a BOM labelled utf-8 or latin-1 decodes into text full of NULs."""
+    wide = _utf16_order(head)
+    if wide is not None:
+        return wide
+    if codecs.lookup(declared).name.startswith(("utf-16", "utf-32")):
+        return "utf-8"  # no BOM and no NUL pattern: not really UTF-16/32
+    return declared
+
+
+def _utf16_order(head: bytes) -> str | None:
+    """UTF-16 without a BOM, recognised by mostly-ASCII text: NULs in every other byte."""
+    even, odd = head[0::2], head[1::2]
+    if len(head) < 16:
+        return None
+    even_nul, odd_nul = even.count(0) / len(even), odd.count(0) / len(odd)
+    if odd_nul > 0.4 and even_nul < 0.05:
+        return "utf-16-le"
+    if even_nul > 0.4 and odd_nul < 0.05:
+        return "utf-16-be"
+    return None
 
 
 def _known_codec(name: str) -> bool:

@@ -25,6 +25,7 @@ from ..types import BrowserMode, Page
 from .extract import extract_html
 from .guard import GuardPolicy, check_url
 from .guard_proxy import GUARD_HEADER, GuardProxy
+from .sandbox import shared_sandbox
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Playwright, Route
@@ -47,6 +48,7 @@ LAUNCH_ARGS = (
 # Nothing in these helps text extraction; skipping them makes pages settle sooner.
 SKIPPED_RESOURCES = frozenset({"image", "media", "font"})
 NETWORK_IDLE_SHARE = 0.5  # at most this share of the timeout is spent waiting for quiet
+MAX_RENDERED_CHARS = 5_000_000  # the same cap as a plain-HTTP body
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +137,10 @@ class BrowserFetcher:
             raise FetchError(f"HTTP {response.status}", url, cause="browser")
         await _settle(page, timeout_ms * NETWORK_IDLE_SHARE)
         final_url = page.url
-        # Extraction is CPU work; a thread keeps other fetches' routes answered meanwhile.
-        extracted = await asyncio.to_thread(extract_html, await page.content(), final_url)
+        # Extraction runs in the sandbox like a plain-HTTP page's: a rendered DOM is as hostile
+        # as the HTML it came from, and is cut at the same size.
+        html = (await page.content())[:MAX_RENDERED_CHARS]
+        extracted = await shared_sandbox().run(extract_html, html, final_url)
         if not extracted.text.strip():
             raise FetchError("no text", url, cause="browser")
         return Page(

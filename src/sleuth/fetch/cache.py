@@ -15,10 +15,15 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import asdict, fields, replace
 from pathlib import Path
+from typing import TypeVar
 
+from ..disk.sqlite import is_damaged, log, move_aside, recovering
+from ..errors import StoreError
 from ..ports import Fetcher, PageCache
 from ..types import Page
 
+T = TypeVar("T")
+WHAT = "page cache"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (
     url TEXT PRIMARY KEY,
@@ -29,7 +34,12 @@ CREATE TABLE IF NOT EXISTS pages (
 
 
 class SqlitePageCache:
-    """Implements `sleuth.ports.PageCache`. Entries older than `ttl_s` are misses."""
+    """Implements `sleuth.ports.PageCache`. Entries older than `ttl_s` are misses.
+
+    The cache only saves time, so it never costs a run: when its file cannot be used (not a
+    regular file, an unwritable SLEUTH_HOME, a disk error) it says so once on the `sleuth`
+    logger and turns itself off; a damaged file is moved aside and a new one started.
+    """
 
     def __init__(
         self, path: Path, ttl_s: float = 3600.0, clock: Callable[[], float] = time.time
@@ -37,33 +47,67 @@ class SqlitePageCache:
         self.path = path
         self.ttl_s = ttl_s
         self._clock = clock
-        path.parent.mkdir(parents=True, exist_ok=True)
+        self.unavailable: str | None = None  # why the cache is off, once it is
+        self._use(lambda: recovering(path, WHAT, self._prepare), None)
+
+    def _prepare(self) -> None:
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(_SCHEMA)
 
     def get(self, url: str) -> Page | None:
-        with self._connect() as db:
-            row = db.execute("SELECT stored_at, page FROM pages WHERE url = ?", (url,)).fetchone()
+        row = self._use(lambda: self._row(url), None)
         if row is None or self._clock() - float(row[0]) > self.ttl_s:
             return None
-        return _page_from_json(row[1])
+        try:
+            return _page_from_json(row[1])
+        except (ValueError, TypeError):  # a garbled entry is a miss
+            return None
 
     def put(self, page: Page) -> None:
         record = json.dumps(asdict(replace(page, from_cache=False)))
-        with self._connect() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO pages (url, stored_at, page) VALUES (?, ?, ?)",
-                (page.url, self._clock(), record),
-            )
+
+        def write() -> None:
+            with self._connect() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO pages (url, stored_at, page) VALUES (?, ?, ?)",
+                    (page.url, self._clock(), record),
+                )
+
+        self._use(write, None)
 
     def prune(self) -> int:
         """Delete expired entries; returns how many went."""
+
+        def delete() -> int:
+            with self._connect() as db:
+                cutoff = self._clock() - self.ttl_s
+                return db.execute("DELETE FROM pages WHERE stored_at < ?", (cutoff,)).rowcount
+
+        return self._use(delete, 0)
+
+    def _row(self, url: str) -> tuple[float, str] | None:
         with self._connect() as db:
-            cursor = db.execute(
-                "DELETE FROM pages WHERE stored_at < ?", (self._clock() - self.ttl_s,)
-            )
-            return cursor.rowcount
+            row = db.execute("SELECT stored_at, page FROM pages WHERE url = ?", (url,)).fetchone()
+        return None if row is None else (float(row[0]), str(row[1]))
+
+    def _use(self, action: Callable[[], T], fallback: T) -> T:
+        """`action()`, or `fallback` once the cache is off; the first failure turns it off."""
+        if self.unavailable is not None:
+            return fallback
+        try:
+            return action()
+        except sqlite3.Error as exc:
+            if is_damaged(exc):
+                move_aside(self.path, WHAT, str(exc))
+            self._off(f"{self.path}: {exc}")
+        except (StoreError, OSError) as exc:
+            self._off(str(exc))
+        return fallback
+
+    def _off(self, why: str) -> None:
+        self.unavailable = why
+        log.warning("page cache unavailable (%s); pages are read without it", why)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:

@@ -3,7 +3,8 @@
 Safety is layered: the SSRF guard checks the URL and every redirect hop before anything is sent
 (redirects are followed here, never by the client); the body is streamed and cut at a size cap
 after bounded decompression; a total deadline defeats slow-drip servers. Extraction (trafilatura,
-pdfium) runs in a worker thread so a heavy page never stalls the event loop.
+pdfium) runs in a sandbox worker process with a memory and a time limit (`sandbox.py`), so a
+hostile document can neither stall the event loop, nor exhaust memory, nor outlive its read.
 """
 
 from __future__ import annotations
@@ -11,20 +12,17 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import httpx2
 
 from ..errors import BlockedURLError, FetchError
 from ..types import Page
-from .body import Body, Inflater, Kind, decode_text, kind_from_headers, settle_kind
-from .extract import Extracted, extract_html
+from .body import Body, Inflater, kind_from_headers
 from .guard import GuardPolicy, Resolver, check_url, is_blocked_address
-from .pdf import extract_pdf
+from .parse import to_page
+from .sandbox import Sandbox, shared_sandbox
 from .tls import tls_context
 
-# Fewer characters than this after extraction is an empty shell (a consent wall, a JS app).
-MIN_TEXT_CHARS = 40
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
 # Like browsers, open at most this many connections at once to one server (or to the proxy,
@@ -54,9 +52,12 @@ class HttpFetcher:
         client: httpx2.AsyncClient | None = None,
         *,
         resolver: Resolver | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self._settings = settings
         self._resolver = resolver
+        self._sandbox = sandbox or shared_sandbox()
+        self._sandbox.warm()
         self._gates: dict[str, asyncio.Semaphore] = {}
         self._owns_client = client is None
         self._client = client or httpx2.AsyncClient(
@@ -83,8 +84,14 @@ class HttpFetcher:
         except FetchError as exc:
             if exc.url:
                 raise
-            raise type(exc)(exc.reason, url) from exc
-        return await asyncio.to_thread(_to_page, body, self._settings.pdf_max_pages)
+            raise type(exc)(exc.reason, url, cause=exc.cause) from exc
+        try:
+            pages = self._settings.pdf_max_pages
+            return await self._sandbox.run(to_page, body, pages, size=len(body.data))
+        except FetchError as exc:
+            if exc.url:
+                raise
+            raise type(exc)(exc.reason, url, cause=exc.cause) from exc
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -170,38 +177,6 @@ class HttpFetcher:
         }
 
 
-def _to_page(body: Body, pdf_max_pages: int) -> Page:
-    kind = settle_kind(kind_from_headers(body.mime, _path(body.final_url)), body)
-    extracted = _extract(kind, body, pdf_max_pages)
-    if len(extracted.text.strip()) < MIN_TEXT_CHARS:
-        raise FetchError("no text", body.url, cause="no-text")
-    return Page(
-        url=body.url,
-        title=extracted.title or body.final_url,
-        text=extracted.text,
-        fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        content_type="application/pdf" if kind == "pdf" else (body.mime or "text/html"),
-        final_url=body.final_url if body.final_url != body.url else None,
-        published=extracted.published,
-        scripted=extracted.scripted,
-    )
-
-
-def _extract(kind: Kind, body: Body, pdf_max_pages: int) -> Extracted:
-    if kind == "pdf":
-        if body.truncated:
-            raise FetchError("too large", body.url, cause="too-large")
-        try:
-            return extract_pdf(body.data, max_pages=pdf_max_pages)
-        except FetchError as exc:
-            raise FetchError(exc.reason, body.url, cause=exc.cause) from exc
-    text = decode_text(body)
-    if kind == "text":
-        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        return Extracted(title=first[:200], text=text.strip(), published=None)
-    return extract_html(text, body.final_url)
-
-
 def _content_type(header: str) -> tuple[str, str | None]:
     mime, _, params = header.partition(";")
     charset = None
@@ -210,10 +185,6 @@ def _content_type(header: str) -> tuple[str, str | None]:
         if key.strip().lower() == "charset":
             charset = value.strip().strip("\"'") or None
     return mime.strip().lower(), charset
-
-
-def _path(url: str) -> str:
-    return httpx2.URL(url).path
 
 
 def _transport_reason(exc: httpx2.HTTPError) -> str:

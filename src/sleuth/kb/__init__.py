@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..settings import sleuth_home
-from .convert import convert
+from .convert import sandboxed_convert
 from .documents import Document
 from .ingest import AddReport, Converter, Embedder, Ingest, Step, Walk, find_files, hash_bytes
 from .query import DenseIndex, KbHit, search
@@ -70,7 +70,7 @@ class KnowledgeBase:
         self.embedder = embedder
         self._dense = DenseIndex()
 
-    def ingest(self, converter: Converter = convert) -> Ingest:
+    def ingest(self, converter: Converter = sandboxed_convert) -> Ingest:
         return Ingest(self.store, self.scope, self.embedder, converter)
 
     def add(
@@ -78,7 +78,7 @@ class KnowledgeBase:
         paths: Iterable[str],
         walk: Walk = FLAT,
         progress: Callable[[Step], None] | None = None,
-        converter: Converter = convert,
+        converter: Converter = sandboxed_convert,
     ) -> AddReport:
         """Index files and folders; unchanged files are not read again, bad ones are skipped."""
         files, unsupported = find_files(paths, walk)

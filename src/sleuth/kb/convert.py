@@ -41,6 +41,7 @@ SUFFIXES: dict[str, str] = {
 # Images, audio and archives that might hold no NUL byte in their first kilobyte.
 _BINARY_MAGIC = (b"\xff\xd8\xff", b"\x89PNG", b"GIF8", b"ID3", b"\x1f\x8b", b"7z\xbc\xaf", b"Rar!")
 TEXT_KINDS = frozenset({"csv", "html", "markdown", "text"})  # one family: content cannot tell
+PLAIN_KINDS = frozenset({"csv", "markdown", "text"})  # read without a parser worth sandboxing
 PDF_MAX_PAGES = 2000
 TEXT_SECTION_CHARS = 12_000  # long plain text is cited by line range, not as one blob
 _ZIP_MEMBERS = {
@@ -218,3 +219,18 @@ CONVERTERS: dict[str, Converter] = {
     "text": convert_text,
     "epub": convert_epub,
 }
+
+
+def sandboxed_convert(data: bytes, name: str) -> Document:
+    """`convert`, with every parsed format (PDF, HTML, office files, EPUB) run in the
+    extraction sandbox: a local file can be as hostile as a page (a PDF that inflates to
+    gigabytes, a zip bomb of a DOCX). Plain text needs no parser and stays in process."""
+    from ..errors import ExtractionError
+    from ..fetch.sandbox import shared_sandbox
+
+    if decide_kind(data, name) in PLAIN_KINDS:
+        return convert(data, name)
+    try:
+        return shared_sandbox().run_sync(convert, data, name)
+    except ExtractionError as exc:
+        raise UnreadableFile(exc.reason) from exc

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from ..disk.read import LocalFileError, inside, is_regular, read_regular
 from ..errors import UnreadableFile, UsageError
 from ..text.passages import split_passages
-from .convert import SUFFIXES, convert
+from .convert import SUFFIXES, sandboxed_convert
 from .documents import Document
 from .store import Chunk, FileState, IndexedDocument, KnowledgeStore, Scope
 
@@ -91,9 +92,11 @@ def find_files(paths: Iterable[str], walk: Walk | None = None) -> tuple[list[Pat
 
 
 def _in_directory(folder: Path, walk: Walk) -> Iterator[Path]:
+    """Regular files in `folder`: FIFOs, devices and symlinks that lead out of the folder are
+    passed over (a link to a private file elsewhere must not be read because it sits here)."""
     entries = folder.rglob("*") if walk.recursive else folder.iterdir()
     for p in sorted(entries):
-        if not p.is_file() or p.name.startswith("."):
+        if not is_regular(p) or p.name.startswith(".") or not inside(p, folder):
             continue
         if walk.glob is None or fnmatch.fnmatch(p.name, walk.glob):
             yield p
@@ -110,7 +113,7 @@ class Ingest:
     store: KnowledgeStore
     scope: Scope
     embedder: Embedder | None = None
-    convert: Converter = convert
+    convert: Converter = sandboxed_convert
     max_bytes: int = MAX_FILE_BYTES
 
     def add_files(
@@ -135,7 +138,10 @@ class Ingest:
                 return "skipped", bad[1]
             if stat.st_size > self.max_bytes:
                 raise UnreadableFile(f"larger than {self.max_bytes // 1_000_000} MB")
-            data = path.read_bytes()
+            # A regular file only, opened without blocking: a FIFO named here hung the run.
+            data = read_regular(path, self.max_bytes, "--include")
+        except LocalFileError as exc:
+            return "skipped", exc.problem
         except OSError as exc:
             return "skipped", f"cannot read: {exc.strerror or exc}"
         except UnreadableFile as exc:

@@ -13,11 +13,16 @@ from contextlib import aclosing
 
 import httpx2
 
+from ..errors import LLMError
 from ..ports import Message, ModelItem, Reasoning, TokenUsage
 from .keys import KeyRing
 from .meter import Meter
 from .retry import Classifier, Failure, RetryPolicy, retrying
 from .thinking import ReasoningFilter
+
+# A written answer is a few thousand characters; a reply past this is a runaway or hostile
+# server (a 60 MB reply was accepted and saved) and is refused rather than kept in memory.
+MAX_REPLY_CHARS = 2_000_000
 
 RawStream = Callable[[str], AsyncGenerator[ModelItem, None]]
 
@@ -94,6 +99,10 @@ async def provider_stream(
                     usage = item
                     continue
                 raw_chars += len(item if isinstance(item, str) else item.text)
+                if raw_chars > MAX_REPLY_CHARS:
+                    raise LLMError(
+                        f"the model's reply passed {MAX_REPLY_CHARS:,} characters; refused"
+                    )
                 for piece in _separated(flt, item):
                     yield piece
         tail = flt.flush()

@@ -8,13 +8,16 @@ endpoint keeps its own standing.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
+from collections.abc import Callable
 
 from ..errors import LLMError
 
 # Local OpenAI-compatible servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDKs insist
 # on one being set.
 NO_KEY = "sleuth-no-key"
+_PIECE = re.compile(r"[A-Za-z0-9_\-]{8,}")  # runs that may be a whole or partial key
 
 
 def split_keys(value: str | None) -> tuple[str, ...]:
@@ -45,9 +48,26 @@ class KeyRing:
         with self._lock:
             self._dead.add(key)
 
+    def redact(self, text: str) -> str:
+        """`text` with every key of this ring (and any 8+ character piece of one, as a server
+        may echo a key cut short) replaced by `[redacted]`: endpoints echo the key they
+        were sent in error bodies, and error messages are printed and logged."""
+        for key in self._keys:
+            if key == NO_KEY or len(key) < 8:
+                continue
+            text = _PIECE.sub(_hider(key), text.replace(key, "[redacted]"))
+        return text
+
     @property
     def live(self) -> int:
         return len([k for k in self._keys if k not in self._dead])
+
+
+def _hider(key: str) -> Callable[[re.Match[str]], str]:
+    def hide(match: re.Match[str]) -> str:
+        return "[redacted]" if match.group() in key else match.group()
+
+    return hide
 
 
 _rings: dict[tuple[str, tuple[str, ...]], KeyRing] = {}

@@ -100,7 +100,23 @@ async def retrying(
     policy: RetryPolicy,
     classify: Classifier,
 ) -> AsyncGenerator[T, None]:
-    """Items of `open_stream(key)`, retried per `policy` until the first item arrives."""
+    """Items of `open_stream(key)`, retried per `policy` until the first item arrives. The
+    error that ends a call never carries an API key the endpoint echoed back."""
+    try:
+        async with aclosing(_attempts(open_stream, ring, policy, classify)) as items:
+            async for item in items:
+                yield item
+    except LLMError as exc:
+        exc.args = tuple(ring.redact(str(a)) for a in exc.args)
+        raise
+
+
+async def _attempts(
+    open_stream: Callable[[str], AsyncGenerator[T, None]],
+    ring: KeyRing,
+    policy: RetryPolicy,
+    classify: Classifier,
+) -> AsyncGenerator[T, None]:
     for attempt in range(policy.attempts):
         key = ring.next()
         started = False

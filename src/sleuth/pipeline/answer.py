@@ -27,6 +27,13 @@ from .trust import source_trust
 
 MISSING = re.compile(r"^\s*MISSING:\s*(.+?)\s*$", re.MULTILINE)
 SOURCES_TAIL = re.compile(r"\n#{1,3}\s*(?:Sources|References)\s*\n(?:.*\n?)*\Z", re.IGNORECASE)
+# Lines only Sleuth writes, from its own checks: a `## Citation health` heading and the
+# `confidence · ...` line. A model (or a page it copies) must not be able to fake them.
+TRUST_LINES = re.compile(
+    r"^[ \t>*_]*(?:#{1,6}[ \t]*citation[ \t]+health\b.*"
+    r"|confidence[ \t*_]*(?:·|:)[ \t*_]*(?:high|medium|low)\b.*)$\n?",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +49,9 @@ class FinishedAnswer:
 
 
 def clean(text: str) -> tuple[str, str | None]:
-    """Strip reasoning blocks, a model-made source list, and the MISSING request line."""
-    text = strip_reasoning_text(text)
+    """Strip reasoning blocks, a model-made source list, fake trust lines, and the MISSING
+    request line."""
+    text = TRUST_LINES.sub("", strip_reasoning_text(text))
     found = MISSING.search(text)
     text = MISSING.sub("", text)
     text = SOURCES_TAIL.sub("\n", text)

@@ -9,7 +9,7 @@ from typing import Any
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, iso_date, require, strip_html
+from .common import Http, endpoint, iso_date, require, results_of, strip_html
 
 NAME = "brave"
 KEY = "SLEUTH_BRAVE_KEY"
@@ -32,7 +32,7 @@ class Brave:
         body = await self.http.get_json(self.url, params=params, headers=headers)
         with self.http.reading():
             items = (body.get("web") or {}).get("results") or []
-            return [_result(item, rank) for rank, item in enumerate(items, 1)]
+            return results_of(items, _result)
 
 
 def _result(item: dict[str, Any], rank: int) -> SearchResult:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import httpx2
@@ -31,6 +31,9 @@ ThrottleCheck = Callable[[httpx2.Response], bool]
 
 
 # ---------------------------------------------------------------- settings
+
+
+Item = TypeVar("Item")
 
 
 def endpoint(settings: BackendSettings, name: str, default: str) -> str:
@@ -130,6 +133,31 @@ class Http:
             yield
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             raise self.error(f"unexpected response shape ({type(exc).__name__}: {exc})") from exc
+
+
+def results_of(
+    items: Iterable[Item], build: Callable[[Item, int], SearchResult]
+) -> list[SearchResult]:
+    """Each item built into a result, ranked over the ones kept. An item that is not the
+    documented shape (a `url` that is a number, a missing field) is skipped on its own: one
+    bad row used to cost the whole page. When no item is usable, the first problem is raised
+    (inside `Http.reading` it becomes the backend's SearchError)."""
+    kept: list[SearchResult] = []
+    first: Exception | None = None
+    for item in items:
+        try:
+            result = build(item, len(kept) + 1)
+            if not (isinstance(result.url, str) and result.url.strip()):
+                raise ValueError(f"result url is not text: {result.url!r}")
+            if not isinstance(result.title, str):
+                raise ValueError(f"result title is not text: {result.title!r}")
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            first = first or exc
+            continue
+        kept.append(result)
+    if not kept and first is not None:
+        raise first
+    return kept
 
 
 def _excerpt(text: str, limit: int = 160) -> str:

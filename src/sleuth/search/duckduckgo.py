@@ -27,7 +27,7 @@ from ..errors import RateLimitedError, SearchError, UsageError
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import days_since, iso_date, strip_html, unwrap_redirect
+from .common import days_since, iso_date, results_of, strip_html, unwrap_redirect
 
 NAME = "duckduckgo"
 Kind = Literal["text", "news"]
@@ -74,7 +74,7 @@ class DDGSearch:
     async def search(self, query: SearchQuery) -> list[SearchResult]:
         rows = await asyncio.to_thread(self._call, query)
         try:
-            return [self._result(row, rank) for rank, row in enumerate(rows, 1)]
+            return results_of(rows, self._result)
         except (KeyError, TypeError, AttributeError) as exc:
             raise SearchError(f"{self.name}: unexpected ddgs result ({exc!r})", self.name) from exc
 

@@ -8,7 +8,7 @@ from typing import Any
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, iso_date, require, strip_html
+from .common import Http, endpoint, iso_date, require, results_of, strip_html
 
 NAME = "exa"
 KEY = "SLEUTH_EXA_KEY"
@@ -33,7 +33,7 @@ class Exa:
             body["startPublishedDate"] = f"{query.since.isoformat()}T00:00:00.000Z"
         data = await self.http.post_json(self.url, body, headers={"x-api-key": self.key})
         with self.http.reading():
-            return [_result(item, rank) for rank, item in enumerate(data["results"], 1)]
+            return results_of(data["results"], _result)
 
 
 def _result(item: dict[str, Any], rank: int) -> SearchResult:

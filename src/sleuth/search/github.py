@@ -11,7 +11,7 @@ import httpx2
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, iso_date, strip_html
+from .common import Http, endpoint, iso_date, results_of, strip_html
 
 NAME = "github"
 DEFAULT_ENDPOINT = "https://api.github.com/search/repositories"
@@ -39,7 +39,7 @@ class GitHub:
         params = {"q": q, "per_page": min(query.limit, 100)}
         body = await self.http.get_json(self.url, params=params, headers=headers)
         with self.http.reading():
-            return [_result(item, rank) for rank, item in enumerate(body["items"], 1)]
+            return results_of(body["items"], _result)
 
 
 def _result(item: dict[str, Any], rank: int) -> SearchResult:

@@ -9,7 +9,7 @@ from typing import Any
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, iso_date, strip_html
+from .common import Http, endpoint, iso_date, results_of, strip_html
 
 NAME = "hackernews"
 DEFAULT_ENDPOINT = "https://hn.algolia.com/api/v1/search"
@@ -27,7 +27,7 @@ class HackerNews:
             params["numericFilters"] = f"created_at_i>{calendar.timegm(query.since.timetuple())}"
         body = await self.http.get_json(self.url, params=params)
         with self.http.reading():
-            return [_result(hit, rank) for rank, hit in enumerate(body["hits"], 1)]
+            return results_of(body["hits"], _result)
 
 
 def _result(hit: dict[str, Any], rank: int) -> SearchResult:

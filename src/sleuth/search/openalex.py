@@ -9,7 +9,7 @@ from typing import Any
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, iso_date, strip_html
+from .common import Http, endpoint, iso_date, results_of, strip_html
 
 NAME = "openalex"
 DEFAULT_ENDPOINT = "https://api.openalex.org/works"
@@ -30,7 +30,7 @@ class OpenAlex:
             params["mailto"] = self.mailto
         body = await self.http.get_json(self.url, params=params)
         with self.http.reading():
-            return [_result(work, rank) for rank, work in enumerate(body["results"], 1)]
+            return results_of(body["results"], _result)
 
 
 def _result(work: dict[str, Any], rank: int) -> SearchResult:

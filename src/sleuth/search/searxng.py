@@ -13,7 +13,7 @@ from ..errors import RateLimitedError
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, days_since, iso_date, require, strip_html
+from .common import Http, days_since, iso_date, require, results_of, strip_html
 
 NAME = "searxng"
 _THROTTLE_WORDS = ("too many requests", "captcha", "access denied")
@@ -31,7 +31,7 @@ class SearXNG:
             params["time_range"] = _time_range(query.since)
         body = await self.http.get_json(f"{self.base_url}/search", params=params)
         with self.http.reading():
-            results = [_result(item, rank) for rank, item in enumerate(body["results"], 1)]
+            results = results_of(body["results"], _result)
             if not results:
                 self._check_unresponsive(body.get("unresponsive_engines") or [])
         return results[: query.limit]

@@ -9,7 +9,7 @@ from typing import Any
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, iso_date, strip_html
+from .common import Http, endpoint, iso_date, results_of, strip_html
 
 NAME = "semanticscholar"
 DEFAULT_ENDPOINT = "https://api.semanticscholar.org/graph/v1/paper/search"
@@ -36,7 +36,7 @@ class SemanticScholar:
         with self.http.reading():
             # A zero-hit answer is {"total": 0, "offset": 0} with no "data" at all.
             papers = body["data"] if body.get("total", 1) else body.get("data", [])
-            return [_result(paper, rank) for rank, paper in enumerate(papers, 1)]
+            return results_of(papers, _result)
 
 
 def _result(paper: dict[str, Any], rank: int) -> SearchResult:

@@ -13,7 +13,7 @@ from ..errors import RateLimitedError, SearchError
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, iso_date, search_with_ladder, strip_html
+from .common import Http, endpoint, iso_date, results_of, search_with_ladder, strip_html
 
 NAME = "stackexchange"
 DEFAULT_ENDPOINT = "https://api.stackexchange.com/2.3/search/advanced"
@@ -52,7 +52,7 @@ class StackExchange:
         with self.http.reading():
             if body.get("error_id"):
                 raise _api_error(body)
-            return [_result(item, rank) for rank, item in enumerate(body["items"], 1)]
+            return results_of(body["items"], _result)
 
 
 def _api_error(body: dict[str, Any]) -> Exception:

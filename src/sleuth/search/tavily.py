@@ -10,7 +10,7 @@ import httpx2
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, iso_date, require, strip_html
+from .common import Http, endpoint, iso_date, require, results_of, strip_html
 
 NAME = "tavily"
 KEY = "SLEUTH_TAVILY_KEY"
@@ -41,7 +41,7 @@ class Tavily:
         headers = {"Authorization": f"Bearer {self.key}"}
         data = await self.http.post_json(self.url, body, headers=headers)
         with self.http.reading():
-            return [_result(item, rank) for rank, item in enumerate(data["results"], 1)]
+            return results_of(data["results"], _result)
 
 
 def _result(item: dict[str, Any], rank: int) -> SearchResult:

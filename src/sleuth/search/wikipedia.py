@@ -13,7 +13,7 @@ from ..errors import RateLimitedError
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, search_with_ladder, strip_html
+from .common import Http, endpoint, results_of, search_with_ladder, strip_html
 
 NAME = "wikipedia"
 
@@ -46,7 +46,7 @@ class Wikipedia:
         with self.http.reading():
             self._check_error(body.get("error"))
             hits = body["query"]["search"]
-            return [self._result(hit, rank) for rank, hit in enumerate(hits, 1)]
+            return results_of(hits, self._result)
 
     def _check_error(self, error: dict[str, Any] | None) -> None:
         if not error:

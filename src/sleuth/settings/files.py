@@ -24,9 +24,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..disk.read import LocalFileError, read_regular
 from ..errors import ConfigError
 
 FILE_NAME = "config.toml"
+MAX_CONFIG_BYTES = 1_000_000  # a config file is a few hundred bytes; /dev/zero is endless
 
 # Built-in profiles; a user profile with the same name replaces one of these whole, so a
 # user's `[profiles.fast]` never inherits a key they did not write.
@@ -85,16 +87,19 @@ def read_config(path: Path | None = None) -> ConfigFile:
     """Read and shape-check the file; a missing file is an empty config, not an error."""
     path = config_path() if path is None else path
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        return ConfigFile(path)
-    except OSError as exc:
-        raise config_error(path, f"cannot read it ({exc.strerror})") from exc
+        raw = read_regular(path, MAX_CONFIG_BYTES, "config file")
+    except LocalFileError as exc:
+        if exc.missing:
+            return ConfigFile(path)
+        raise config_error(path, f"it {exc.problem}") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise config_error(path, "it is not UTF-8 text") from exc
     except tomllib.TOMLDecodeError as exc:
         raise config_error(path, f"invalid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise config_error(path, "it is nested too deeply") from exc
     return _shape(path, data)
 
 

@@ -15,7 +15,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..errors import NotFoundError, UsageError
+from ..disk.sqlite import is_damaged, move_aside, recovering
+from ..errors import NotFoundError, StoreError, UsageError
 from ..settings import sleuth_home
 from ..types import ModelUsage
 from .codec import result_from_json, result_to_json
@@ -27,6 +28,8 @@ from .records import (
     normalize_tags,
     parse_iso,
 )
+
+WHAT = "session store"
 
 
 def sessions_db_path(home: Path | None = None) -> Path:
@@ -120,7 +123,9 @@ class SessionStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or sessions_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        recovering(self.path, WHAT, self._prepare)
+
+    def _prepare(self) -> None:
         with closing(self._open()) as conn:
             enable_wal(conn)
             migrate(conn, MIGRATIONS)
@@ -134,7 +139,7 @@ class SessionStore:
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it commits or none of it does."""
-        with closing(self._open()) as conn:
+        with self._guard(), closing(self._open()) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -145,27 +150,46 @@ class SessionStore:
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        with closing(self._open()) as conn:
+        with self._guard(), closing(self._open()) as conn:
             yield conn
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """SQLite and OS failures as one-line StoreErrors; a file found damaged is moved aside
+        (the next open starts a new one)."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            if is_damaged(exc):
+                moved = move_aside(self.path, WHAT, str(exc))
+                raise StoreError(f"{WHAT} {self.path} was damaged; moved it to {moved}") from exc
+            raise StoreError(f"{WHAT}: {self.path}: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"{WHAT}: {self.path}: {exc.strerror or exc}") from exc
 
     # -- writing -----------------------------------------------------------------------------
 
     def save(self, record: SessionRecord) -> str:
-        """Store `record` in one transaction; returns its id."""
+        """Store `record` in one transaction; returns its id. Whatever goes wrong is a
+        SleuthError (a StoreError for the disk or for text SQLite cannot hold), so a caller
+        that keeps the answer when a save fails never meets a bare ValueError."""
         usage = record.result.usage
-        row = (
-            record.id, record.created_at, record.question, record.parent_id,
-            json.dumps(list(record.models)), len(record.result.sources), usage.rounds,
-            usage.cost_usd, _by_model_json(record), _body(record), record.org,
-        )  # fmt: skip
-        with self._tx() as conn:
-            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
-                raise UsageError(f"session {record.id} already exists")
-            conn.execute(_INSERT, row)
-            conn.executemany(
-                "INSERT INTO session_tags VALUES (?, ?)",
-                [(record.id, tag) for tag in normalize_tags(record.tags)],
-            )
+        try:
+            row = (
+                record.id, record.created_at, record.question, record.parent_id,
+                json.dumps(list(record.models)), len(record.result.sources), usage.rounds,
+                usage.cost_usd, _by_model_json(record), _body(record), record.org,
+            )  # fmt: skip
+            with self._tx() as conn:
+                if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
+                    raise UsageError(f"session {record.id} already exists")
+                conn.execute(_INSERT, row)
+                conn.executemany(
+                    "INSERT INTO session_tags VALUES (?, ?)",
+                    [(record.id, tag) for tag in normalize_tags(record.tags)],
+                )
+        except (ValueError, TypeError, RecursionError) as exc:  # unencodable text, odd data
+            raise StoreError(f"{WHAT}: cannot store this session: {exc}") from exc
         return record.id
 
     def tag(self, ref: str, tags: str | Iterable[str]) -> tuple[str, ...]:

@@ -17,16 +17,22 @@ from . import content_tokens, paragraph_spans, split_sentences
 
 MIN_WORDS = 60
 MAX_WORDS = 200
+# Lines of one page that are split at all. Extracted HTML has a paragraph a line and a 5 MB body
+# rarely reaches 10,000; a hostile page of 550,000 one-word paragraphs would cost seconds.
+MAX_LINES = 50_000
 
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
     start: int
     text: str
+    # Counted once: recounting a growing merged chunk on every merge made a page of 550,000
+    # one-word paragraphs cost 9 s to split (quadratic in the merge length).
+    n_words: int = -1
 
-    @property
-    def n_words(self) -> int:
-        return len(self.text.split())
+    def __post_init__(self) -> None:
+        if self.n_words < 0:
+            object.__setattr__(self, "n_words", len(self.text.split()))
 
 
 def _paragraphs(text: str) -> list[Chunk]:
@@ -77,14 +83,25 @@ def _hard_split(chunk: Chunk) -> list[Chunk]:
 def split_passages(text: str) -> list[Chunk]:
     """Paragraph-aligned passages of roughly MIN_WORDS..MAX_WORDS words, offsets preserved."""
     merged: list[Chunk] = []
-    for para in _paragraphs(text):
+    for para in _paragraphs(_first_lines(text, MAX_LINES)):
         for piece in _split_long(para) if para.n_words > MAX_WORDS else [para]:
             prev = merged[-1] if merged else None
             if prev and prev.n_words < MIN_WORDS and prev.n_words + piece.n_words <= MAX_WORDS:
-                merged[-1] = Chunk(prev.start, text[prev.start : piece.start + len(piece.text)])
+                joined = text[prev.start : piece.start + len(piece.text)]
+                merged[-1] = Chunk(prev.start, joined, prev.n_words + piece.n_words)
             else:
                 merged.append(piece)
     return merged
+
+
+def _first_lines(text: str, limit: int) -> str:
+    """The prefix of `text` holding its first `limit` lines (offsets stay valid)."""
+    end = -1
+    for _ in range(limit):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text
+    return text[:end]
 
 
 def fts_query(question: str) -> str:

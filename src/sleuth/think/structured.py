@@ -18,20 +18,65 @@ from ..ports import ChatModel
 from ..prompts import load
 from ..types import Source
 
+MAX_SCHEMA_DEPTH = 32  # nesting of objects and arrays; real schemas stay under ten
+REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
+
 
 def check_schema(schema: Any) -> dict[str, Any]:
-    """A usable JSON Schema for an object, or a UsageError saying what is wrong."""
+    """A usable JSON Schema for an object, or a UsageError saying what is wrong.
+
+    References must point inside the schema (`#/...`): a remote `$ref` made the validator fetch
+    a URL past the address guard, and one that never answered held a run past its limit.
+    """
     if not isinstance(schema, dict):
         raise UsageError("the schema must be a JSON object (a JSON Schema with type object)")
     if schema.get("type", "object") != "object":
         raise UsageError(f"the schema must describe an object, not {schema.get('type')!r}")
+    _check_shape(schema)
     import jsonschema  # only runs with a schema pay for it
 
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise UsageError(f"the schema is not a valid JSON Schema: {exc.message}") from None
+    except RecursionError:
+        raise UsageError("the schema refers to itself without end") from None
     return schema
+
+
+def _check_shape(schema: dict[str, Any]) -> None:
+    """Depth and references, walked without recursion (a schema may be 100,000 levels deep)."""
+    stack: list[tuple[Any, int]] = [(schema, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_SCHEMA_DEPTH:
+            raise UsageError(f"the schema is nested more than {MAX_SCHEMA_DEPTH} levels deep")
+        if isinstance(node, dict):
+            for key in REF_KEYS:
+                ref = node.get(key)
+                if ref is not None and not (isinstance(ref, str) and ref.startswith("#")):
+                    raise UsageError(
+                        f"the schema's {key} {str(ref)[:80]!r} points outside it; only "
+                        "references within the schema (#/...) are allowed"
+                    )
+            stack.extend((value, depth + 1) for value in node.values())
+        elif isinstance(node, list):
+            stack.extend((value, depth + 1) for value in node)
+
+
+def _no_remote(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+def validator(schema: dict[str, Any]) -> Any:
+    """A validator that resolves references only within `schema`, never by fetching."""
+    import jsonschema
+    from referencing import Registry
+
+    registry: Registry[Any] = Registry(retrieve=_no_remote)  # type: ignore[call-arg]
+    return jsonschema.validators.validator_for(schema)(schema, registry=registry)
 
 
 class Structurer:
@@ -63,10 +108,14 @@ def _validated(reply: str, schema: dict[str, Any]) -> tuple[dict[str, Any], str 
     data = parse_object(reply)
     if data is None:
         return {}, "the reply contains no JSON object"
-    import jsonschema
+    from referencing.exceptions import Unresolvable
 
-    validator = jsonschema.validators.validator_for(schema)(schema)
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))
+    try:
+        errors = sorted(validator(schema).iter_errors(data), key=lambda e: list(e.path))
+    except RecursionError:
+        return data, "the schema refers to itself without end"
+    except Unresolvable as exc:
+        return data, f"the schema has a reference that cannot be resolved: {exc}"
     if errors:
         where = "/".join(str(p) for p in errors[0].path) or "(root)"
         return data, f"{where}: {errors[0].message}"

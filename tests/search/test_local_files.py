@@ -1,0 +1,90 @@
+"""`--include` (and `sleuth kb add`) read only regular files, within a size cap, never follow a
+link out of a named directory, never block on a FIFO, and parse documents in the extraction
+sandbox (issue 12, items 3 and 6)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sleuth.errors import UsageError
+from sleuth.kb.ingest import find_files
+from sleuth.search import local
+from sleuth.settings import Settings
+from tests.cli.helpers import run
+
+NOTE = "# Retention\n\nAudit logs are kept for ninety days in the archive tier.\n"
+
+
+def build(*paths: Path) -> local.LocalSearch:
+    from sleuth.registry import BackendSettings, registries
+
+    return local.build(BackendSettings(include=tuple(str(p) for p in paths)), registries())
+
+
+@pytest.mark.timeout(60)
+def test_a_fifo_is_skipped_at_once_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "notes.md"
+    os.mkfifo(fifo)  # nobody ever writes: opening it for reading would block forever
+    search = build(fifo)
+    assert [reason for _, reason in search.skipped] == [
+        "is a named pipe (FIFO), not a regular file"
+    ]
+
+
+def test_a_link_to_dev_zero_is_refused_without_reading_it(tmp_path: Path) -> None:
+    link = tmp_path / "endless.md"
+    link.symlink_to("/dev/zero")  # resolved, it has no supported type: refused before reading
+    with pytest.raises(UsageError, match="/dev/zero"):
+        build(link)
+
+
+def test_links_out_of_a_directory_and_special_files_in_it_are_passed_over(
+    tmp_path: Path,
+) -> None:
+    tree, outside = tmp_path / "notes", tmp_path / "private"
+    tree.mkdir()
+    outside.mkdir()
+    (tree / "kept.md").write_text(NOTE)
+    (tree / "inner-link.md").symlink_to(tree / "kept.md")
+    (outside / "salary.md").write_text("# Salary\n\nThe director earns 250,000 a year.\n")
+    (tree / "escape.md").symlink_to(outside / "salary.md")
+    (tree / "zero.md").symlink_to("/dev/zero")
+    os.mkfifo(tree / "pipe.md")
+    found, _ = find_files([str(tree)])
+    assert found == [(tree / "kept.md").resolve()]  # the inner link is the same file
+
+
+@pytest.mark.timeout(60)
+def test_the_cli_names_the_fifo_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "notes.md"
+    os.mkfifo(fifo)
+    code, out, err = run(["ask", "retention", "--search=none", f"--include={fifo}"], capsys)
+    assert code == 3 and out == "" and "Traceback" not in err
+    assert [line for line in err.splitlines() if "named pipe" in line]
+
+
+def test_an_included_html_file_is_parsed_in_the_sandbox(tmp_path: Path) -> None:
+    from sleuth.kb.convert import sandboxed_convert
+
+    html = (
+        "<html><head><title>Policy</title></head><body><main><p>"
+        + "Refunds are issued within fourteen days of a request. " * 3
+        + "</p></main></body></html>"
+    )
+    document = sandboxed_convert(html.encode(), "policy.html")
+    assert document.title == "Policy"
+    assert "fourteen days" in " ".join(s.text for s in document.sections)
+
+
+def test_a_missing_path_is_still_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        build(tmp_path / "nope.md")
+
+
+def test_settings_default_is_no_include() -> None:
+    assert Settings().include == ()
