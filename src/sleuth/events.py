@@ -51,11 +51,14 @@ class Planned(Event):
 class Notice(Event):
     """Something a user should see even without --verbose (fallback used, no LLM, ...).
 
-    `setting` names the setting the message is about, for interfaces to word it their way."""
+    `setting` names the setting the message is about, for interfaces to word it their way;
+    `after` marks news about the finished run (its session could not be saved), which a
+    terminal shows after the answer, so the answer always comes first."""
 
     kind: ClassVar[str] = "notice"
     message: str
     setting: str | None = None
+    after: bool = False
 
     def worded(self, name_for: Callable[[str], str]) -> str:
         return worded(self.message, self.setting, name_for)

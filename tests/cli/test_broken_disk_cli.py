@@ -92,6 +92,7 @@ def test_an_unwritable_home_still_prints_the_answer(
     assert code == 0, err
     assert "ninety days" in out and "Traceback" not in err
     assert "the session was not saved" in err and "page cache unavailable" in err
+    assert err.index("confidence ·") < err.index("the session was not saved")  # answer first
 
 
 def test_sessions_ls_on_a_garbage_file_moves_it_aside_and_lists_nothing(

@@ -118,7 +118,8 @@ class Sleuth:
         try:
             result = self._save(done.result, prepared, trace)
         except (SleuthError, OSError, sqlite3.Error) as exc:
-            note = Notice(f"the session was not saved: {exc}", run_id=done.run_id, seq=done.seq)
+            message = f"the session was not saved: {exc}"
+            note = Notice(message, after=True, run_id=done.run_id, seq=done.seq)
             return [note, replace(done, seq=done.seq + 1)]
         return [replace(done, result=result)]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import CitationCheckFailed, NoAnswerError, UsageError
-from ..events import Event
+from ..events import Event, Notice
 from ..settings import Settings
 from ..text.display import terminal_safe
 from ..types import Result
@@ -68,8 +68,12 @@ def research(
     """Run `start(app, on_event)` with progress on stderr, then print the result."""
     progress = Progress(verbose=output.verbose, drafts=sys.stdout if output.drafts else None)
     meter_line: list[str] = []
+    later: list[Notice] = []
 
     def on_event(event: Event) -> None:
+        if isinstance(event, Notice) and event.after:
+            later.append(event)
+            return
         progress(event)
         cost = _cost_line(event)
         if cost:
@@ -82,6 +86,8 @@ def research(
     if output.drafts:
         echo("\n\n---\n")  # the drafts streamed above; the checked final answer follows
     show(result, output, meter_line[0] if meter_line else "")
+    for notice in later:
+        progress(notice)
     return result
 
 
