@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import httpx2
 
 from ..errors import BlockedURLError, FetchError
 from ..types import Page
-from .body import Body, Inflater, kind_from_headers
+from .body import Body, Inflater, kind_from_headers, settle_kind
 from .guard import GuardPolicy, Resolver, check_url, is_blocked_address
 from .parse import to_page
 from .sandbox import Sandbox, shared_sandbox
@@ -25,6 +26,9 @@ from .tls import tls_context
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
+# Bodies up to this size that are not PDFs are parsed in a thread: starting a sandbox worker
+# costs about a second, more than a whole quick run on a fast network (see `_parse`).
+IN_PROCESS_BYTES = 512 * 1024
 # Like browsers, open at most this many connections at once to one server (or to the proxy,
 # when one carries every request): politer, and a small listen backlog is not overrun into
 # SYN retransmits that cost a whole second.
@@ -57,7 +61,6 @@ class HttpFetcher:
         self._settings = settings
         self._resolver = resolver
         self._sandbox = sandbox or shared_sandbox()
-        self._sandbox.warm()
         self._gates: dict[str, asyncio.Semaphore] = {}
         self._owns_client = client is None
         self._client = client or httpx2.AsyncClient(
@@ -86,12 +89,20 @@ class HttpFetcher:
                 raise
             raise type(exc)(exc.reason, url, cause=exc.cause) from exc
         try:
-            pages = self._settings.pdf_max_pages
-            return await self._sandbox.run(to_page, body, pages, size=len(body.data))
+            return await self._parse(body)
         except FetchError as exc:
             if exc.url:
                 raise
             raise type(exc)(exc.reason, url, cause=exc.cause) from exc
+
+    async def _parse(self, body: Body) -> Page:
+        """Small HTML and text pages parse in a thread of this process (bounded: the element
+        cap keeps trafilatura linear); PDFs and large pages, where the bombs are, in the
+        sandbox, whose workers start the first time one is needed."""
+        pages = self._settings.pdf_max_pages
+        if len(body.data) <= IN_PROCESS_BYTES and not _is_pdf(body):
+            return await asyncio.to_thread(to_page, body, pages)
+        return await self._sandbox.run(to_page, body, pages, size=len(body.data))
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -191,3 +202,7 @@ def _transport_reason(exc: httpx2.HTTPError) -> str:
     if isinstance(exc, httpx2.ConnectError):
         return f"connect failed: {exc}" if str(exc) else "connect failed"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _is_pdf(body: Body) -> bool:
+    return settle_kind(kind_from_headers(body.mime, urlsplit(body.final_url).path), body) == "pdf"
