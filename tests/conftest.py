@@ -32,8 +32,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         absent = missing(name)
         if absent:
             pytest.skip(
-                f"needs the {name} extra ({', '.join(absent)} not installed): "
-                f"{install_hint(name)}"
+                f"needs the {name} extra ({', '.join(absent)} not installed): {install_hint(name)}"
             )
 
 

@@ -80,6 +80,15 @@ class SearchDegraded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Reading(Event):
+    """A round is about to read `pages` candidates (each ends in fetch.done or fetch.skipped),
+    so a display can say "3 of 10 read"."""
+
+    kind: ClassVar[str] = "fetch.start"
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
 class Fetched(Event):
     kind: ClassVar[str] = "fetch.done"
     url: str
@@ -214,6 +223,7 @@ AnyEvent: TypeAlias = (
     | Notice
     | Searched
     | SearchDegraded
+    | Reading
     | Fetched
     | FetchSkipped
     | NearDuplicate

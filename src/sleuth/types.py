@@ -194,7 +194,9 @@ class Result:
     data: Any = None  # structured output, when a schema was given
     cached: bool = False
     session_id: str | None = None
-    writer: str = "extractive"
+    writer: str = "extractive"  # "llm", or "extractive" when none is configured or it failed
+    plan: tuple[str, ...] = ()  # the sub-queries planned besides the question (deep runs)
+    rounds: tuple[dict[str, Any], ...] = ()  # the round trace: queries, reads, critic verdicts
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"query": self.query}
@@ -209,6 +211,9 @@ class Result:
         out["verification"] = self.verification.to_json()
         out["source_trust"] = {"label": self.source_trust.label, "counts": self.source_trust.counts}
         out["usage"] = self.usage.to_json()
+        out["writer"] = self.writer
+        out["plan"] = list(self.plan)
+        out["rounds"] = list(self.rounds)
         out["cached"] = self.cached
         out["session_id"] = self.session_id
         return out
@@ -243,6 +248,7 @@ class ResearchRequest:
     schema: dict[str, Any] | None = None  # structured output: fill this JSON Schema
     tldr: bool = False
     hops: bool = True  # triage two-step questions in quick mode
+    require_llm: bool = False  # a failed model ends the run instead of the extractive fallback
 
     @property
     def source_cap(self) -> int:

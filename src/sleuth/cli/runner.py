@@ -78,10 +78,19 @@ def research(
         result = with_app(lambda app: start(app, on_event))
     finally:
         progress.clear()
-    if output.drafts:
-        click.echo("\n\n---\n")  # the drafts streamed above; the checked final answer follows
-    show(result, output, meter_line[0] if meter_line else "")
+    shown = after_drafts(result, progress.draft) if output.drafts else None
+    show(result, output, meter_line[0] if meter_line else "", shown)
     return result
+
+
+def after_drafts(result: Result, draft: str) -> str:
+    """What stdout still needs once the drafts streamed: only the sources when the checked final
+    answer is the last draft, else a rule and the final answer."""
+    from ..export.markdown import sources_markdown
+
+    if " ".join((result.answer or "").split()) == " ".join(draft.split()):
+        return "\n\n" + sources_markdown(result) + "\n"
+    return "\n\n---\n\n" + markdown(result)
 
 
 def _cost_line(event: Event) -> str:
@@ -91,9 +100,11 @@ def _cost_line(event: Event) -> str:
     return summary_of(event.result.usage.by_model) if isinstance(event, Done) else ""
 
 
-def show(result: Result, output: Output, cost: str = "") -> None:
+def show(result: Result, output: Output, cost: str = "", shown: str | None = None) -> None:
+    """The result on stdout (`shown` instead when part of it already streamed), `--out`, and
+    the confidence, cost and session lines on stderr."""
     text = as_json(result) if output.as_json else markdown(result)
-    click.echo(text, nl=False)
+    click.echo(text if shown is None else shown, nl=False)
     if output.out is not None:
         write_out(output.out, text)
     click.echo(confidence_line(result), err=True)

@@ -89,7 +89,7 @@ async def _follow_up(run: Run, first: Drafted) -> Drafted:
     run.emit(Notice(f"the writer needs more: searching {missing!r}"))
     try:
         await _extra_round(run, missing)
-        return await run.draft(round_no=run.rounds)
+        return await run.draft(round_no=run.rounds, fallback=False)
     except (SleuthError, TimeoutError) as exc:
         if isinstance(exc, UsageError):
             raise

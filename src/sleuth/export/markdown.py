@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 
 from ..store.records import SessionRecord
-from ..types import Source
+from ..types import Result, Source
 
 
 def _escape_label(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def source_line(source: Source) -> str:
-    """`n. [title](url) — fetched YYYY-MM-DD · published YYYY-MM-DD · authority`."""
+def source_line(source: Source, cited: bool = True) -> str:
+    """`n. [title](url) — fetched YYYY-MM-DD · published YYYY-MM-DD · authority`, and
+    `(not cited)` for a source the writer was given but did not cite."""
     title = _escape_label(" ".join((source.title or source.url).split()))
     url = source.url.replace(" ", "%20").replace(")", "%29")
     notes = [f"fetched {source.fetched_at[:10]}"] if source.fetched_at else []
@@ -22,18 +23,35 @@ def source_line(source: Source) -> str:
     notes.append(source.authority)
     if source.snippet:
         notes.append("snippet only")
-    return f"{source.number}. [{title}]({url}) — {' · '.join(notes)}"
+    mark = "" if cited else " (not cited)"
+    return f"{source.number}. [{title}]({url}) — {' · '.join(notes)}{mark}"
 
 
 def render_markdown(record: SessionRecord, heading: bool = True) -> str:
     """The answer as saved, with its sources listed; a `# question` title when `heading`."""
-    result = record.result
+    return result_markdown(record.result, record.question if heading else None)
+
+
+def result_markdown(result: Result, question: str | None) -> str:
+    """What `ask` prints and `show`/`export --format=md` reprint: the question as a heading,
+    the answer (or the filled data as pretty JSON), then every source the writer was given."""
     if result.data is not None and not result.answer:
         body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
     else:
         body = (result.answer or "").strip()
-    parts = [f"# {record.question}"] if heading else []
+    parts = [f"# {_one_line(question)}"] if question and not body.startswith("# ") else []
     parts.append(body)
     if result.sources:
-        parts.append("## Sources\n\n" + "\n".join(source_line(s) for s in result.sources))
+        parts.append(sources_markdown(result))
     return "\n\n".join(parts) + "\n"
+
+
+def sources_markdown(result: Result) -> str:
+    """`## Sources` and one line per source; uncited ones marked."""
+    cited = {c.number for c in result.citations}
+    lines = (source_line(s, s.number in cited) for s in result.sources)
+    return "## Sources\n\n" + "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -40,7 +40,7 @@ def expand_paths(paths: tuple[str, ...]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in files))
 
 
-def read_file(path: Path) -> Page:
+def read_file(path: Path, pdf_max_pages: int = 50) -> Page:
     from ..fetch.extract import extract_html
     from ..fetch.pdf import extract_pdf
 
@@ -53,7 +53,7 @@ def read_file(path: Path) -> Page:
     suffix = path.suffix.lower()
     fetched = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat(timespec="seconds")
     if suffix == ".pdf":
-        ex = extract_pdf(data)
+        ex = extract_pdf(data, max_pages=pdf_max_pages)
         title, text, kind = ex.title, ex.text, "application/pdf"
     elif suffix in (".html", ".htm"):
         ex = extract_html(data.decode("utf-8", errors="replace"), path.as_uri())
@@ -102,7 +102,8 @@ class LocalSearch:
 
 
 def build(settings: BackendSettings, regs: Registries) -> LocalSearch:
-    return LocalSearch([read_file(p) for p in expand_paths(settings.include)])
+    pages = settings.pdf_max_pages
+    return LocalSearch([read_file(p, pages) for p in expand_paths(settings.include)])
 
 
 def register(regs: Registries) -> None:
