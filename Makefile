@@ -28,6 +28,7 @@ lint: setup
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 format: setup
 	$(BIN)/ruff format src tests bench

@@ -42,6 +42,7 @@ from .compare import (
 from .goals import goals
 from .render import LatencyRow, goals_section, quality_table, speed_section
 from .speed import cli_runs, extraction_throughput
+from .startup import run_startup
 from .web import OfflineWeb
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,6 +92,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--latency-questions", type=int, default=20)
     ap.add_argument("--cli-questions", type=int, default=5)
     ap.add_argument("--throughput-pages", type=int, default=300)
+    ap.add_argument("--startup-runs", type=int, default=15)
+    ap.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="another checkout's src/ whose CLI start-up is timed beside this one",
+    )
     return ap.parse_args(argv)
 
 
@@ -187,7 +195,9 @@ def measure_speed(
             cli = cli_runs(sleuth_bin, nq[: args.cli_questions], env)
             cut = sum(r.reads_cut > 0 for r in runs)
             rows.append(LatencyRow(label, in_process, cli, cut))
-    return {"throughput": throughput, "latency": rows}
+    log("start-up and per-run overhead of the sleuth command")
+    startup = run_startup(webs[0].env(), args.startup_runs, args.baseline_src)
+    return {"throughput": throughput, "latency": rows, "startup": startup}
 
 
 class Report:
@@ -236,6 +246,7 @@ class Report:
         parts.append(
             "## Speed\n\n" + speed_section(self.speed["throughput"], self.speed["latency"])
         )
+        parts.append("### Start-up and per-run overhead (issue 9)\n\n" + self.speed["startup"])
         parts.append("## Goals (issue 3, no LLM)\n\n" + goals_section(goals(self)))
         return "\n".join(parts)
 

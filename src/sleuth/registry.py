@@ -12,7 +12,6 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
 from .errors import UsageError
@@ -123,6 +122,8 @@ def registries() -> Registries:
         regs = Registries()
         for module_name in DEFAULT_PLUGINS:
             importlib.import_module(module_name).register(regs)
+        from importlib.metadata import entry_points
+
         for ep in entry_points(group="sleuth.plugins"):
             load_plugin(ep.name, ep.load, regs)
         _loaded = regs

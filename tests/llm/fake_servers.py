@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -43,8 +44,11 @@ class Received:
 
 
 class FakeLLMServer:
-    def __init__(self, dialect: Dialect) -> None:
+    def __init__(
+        self, dialect: Dialect, responder: Callable[[Received], Reply] | None = None
+    ) -> None:
         self.dialect = dialect
+        self.responder = responder  # answers each request from its content (concurrent runs)
         self.replies: deque[Reply] = deque()
         self.received: list[Received] = []
         self.stopping = threading.Event()
@@ -82,11 +86,12 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(length) or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
             server.received.append(Received(self.path, headers, body))
-            reply = (
-                server.replies.popleft()
-                if server.replies
-                else Reply(status=500, error="fake server: no scripted reply left")
-            )
+            if server.responder is not None:
+                reply = server.responder(server.received[-1])
+            elif server.replies:
+                reply = server.replies.popleft()
+            else:
+                reply = Reply(status=500, error="fake server: no scripted reply left")
             if reply.hang:
                 server.stopping.wait(10)
                 return

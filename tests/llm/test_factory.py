@@ -5,6 +5,7 @@ import pytest
 from sleuth.errors import ConfigError
 from sleuth.llm.anthropic_chat import AnthropicChat
 from sleuth.llm.factory import LLMSettings, build_chat_model, make_meter
+from sleuth.llm.lazy import LazyChat
 from sleuth.llm.meter import Meter
 from sleuth.llm.openai_chat import OpenAIChat
 from sleuth.llm.pricing import Price
@@ -32,11 +33,14 @@ def test_nothing_configured_means_no_model() -> None:
         ({"OPENAI_API_KEY": "sk-o"}, {"api_format": "anthropic", "api_keys": "k"}, "anthropic"),
     ],
 )
-def test_format_detection(env: dict[str, str], explicit: dict[str, str], fmt: str) -> None:
+async def test_format_detection(env: dict[str, str], explicit: dict[str, str], fmt: str) -> None:
     settings = LLMSettings.from_env(env, **explicit)
     assert settings.wire_format == fmt
     model = build_chat_model(settings, Meter())
-    assert isinstance(model, OpenAIChat if fmt == "openai" else AnthropicChat)
+    assert isinstance(model, LazyChat)  # the SDK loads in a thread on first use
+    real = await model.model()
+    assert isinstance(real, OpenAIChat if fmt == "openai" else AnthropicChat)
+    await model.aclose()
 
 
 def test_keys_and_models_per_format_and_stage() -> None:

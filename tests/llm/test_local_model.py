@@ -18,6 +18,7 @@ from sleuth.cli.main import main
 from sleuth.errors import ConfigError, LLMError
 from sleuth.extras import install_hint
 from sleuth.llm.factory import LLMSettings, build_chat_model, make_meter
+from sleuth.llm.lazy import LazyChat
 from sleuth.llm.local import LocalChat, bundled_gguf, llama_cpp_installed
 from sleuth.llm.meter import Meter
 from sleuth.llm.openai_chat import OpenAIChat
@@ -54,9 +55,11 @@ def local_settings(**explicit: object) -> LLMSettings:
     return LLMSettings.from_env({}, model="local", **explicit)
 
 
-def test_model_local_with_a_base_url_is_a_server_model_not_in_process() -> None:
+async def test_model_local_with_a_base_url_is_a_server_model_not_in_process() -> None:
     settings = local_settings(base_url="http://127.0.0.1:8080/v1")
-    assert isinstance(build_chat_model(settings, Meter()), OpenAIChat)
+    model = build_chat_model(settings, Meter())
+    assert isinstance(model, LazyChat)
+    assert isinstance(await model.model(), OpenAIChat)
 
 
 def test_missing_llama_cpp_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import Engine
 from ..errors import SleuthError, UsageError
@@ -30,10 +30,12 @@ from ..store.records import SessionRecord
 from ..types import Result, SearchResult
 from .assemble import Resources, backend_settings, build_parts
 from .diff import SessionDiff, diff_sessions
-from .doctor import Check, run_checks
 from .options import Prepared, prepare
 from .seeds import seed_results
 from .trace import Trace
+
+if TYPE_CHECKING:
+    from .doctor import Check
 
 OnEvent = Callable[[Event], None]
 QUICK_LIMIT_S = 45.0  # a run stops here unless max_runtime says otherwise (the seed's limits)
@@ -87,6 +89,8 @@ class Sleuth:
     ) -> AsyncIterator[Event]:
         """Run a prepared request (or only re-write it from its seeds) and save it."""
         built = build_parts(prepared.settings, self.resources)
+        if not rewrite:
+            self.resources.warm_up()
         engine = Engine.of(built.parts)
         events = (engine.rewrite if rewrite else engine.run)(prepared.request, run_id)
         trace = Trace()
@@ -231,6 +235,8 @@ class Sleuth:
 
     async def doctor(self, **values: Any) -> list[Check]:
         """Environment, storage, LLM endpoint, search backend and browser, checked."""
+        from .doctor import run_checks
+
         return await run_checks(self.home, prepare("doctor", self.settings, values).settings)
 
 

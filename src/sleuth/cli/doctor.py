@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
-from ..app.doctor import Check
 from .hints import OFFLINE
 from .options import LLM, settings_values, table_options
 from .runner import with_app
+
+if TYPE_CHECKING:
+    from ..app.doctor import Check
 
 EXAMPLES = """
 \b

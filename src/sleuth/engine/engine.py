@@ -103,6 +103,8 @@ async def _finish(run: Run, flow: Flow) -> None:
         result = await flow(run)
     except SleuthError as exc:
         run.emit(Failed.of(exc))
+    except Exception as exc:  # an adapter bug ends this run with a reason, never a hang
+        run.emit(Failed.of(SleuthError(f"internal error: {type(exc).__name__}: {exc}")))
     else:
         run.emit(Done(result))
 

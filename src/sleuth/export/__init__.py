@@ -8,7 +8,6 @@ from typing import Literal
 from ..errors import UsageError
 from ..store.codec import result_to_json
 from ..store.records import SessionRecord
-from .html import render_html
 from .markdown import render_markdown
 
 ExportFormat = Literal["html", "md", "json"]
@@ -39,6 +38,13 @@ def render_json(record: SessionRecord) -> str:
         "result": result_to_json(record.result, with_text=False),
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_html(record: SessionRecord) -> str:
+    """The self-contained HTML report (markdown-it loads here, only when a report is made)."""
+    from .html import render_html as html
+
+    return html(record)
 
 
 def render(record: SessionRecord, fmt: str) -> str:

@@ -17,7 +17,6 @@ from datetime import date, datetime
 from typing import Any
 
 import lxml.html
-import trafilatura
 from lxml import etree
 
 MetaKey = tuple[str, str]  # (attribute, lowercased value) of a <meta> tag naming a date
@@ -121,6 +120,8 @@ def _loose_date(text: str) -> str | None:
 
 def _trafilatura(html: str, url: str) -> Any:
     try:
+        import trafilatura  # the heaviest import of a run: loaded when first needed
+
         return trafilatura.bare_extraction(
             html,
             url=url,
@@ -238,3 +239,9 @@ def _collect(root: Any, out: list[str]) -> None:
 
 def _clean_space(text: str) -> str:
     return " ".join(text.split())
+
+
+def warm_up() -> None:
+    """Import the extraction stack ahead of the first page (a run calls this in a worker
+    thread while its first search is on the network)."""
+    import trafilatura  # noqa: F401

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import ssl
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
 
 import httpx2
 
@@ -23,6 +21,7 @@ from .body import Body, Inflater, Kind, decode_text, kind_from_headers, settle_k
 from .extract import Extracted, extract_html
 from .guard import GuardPolicy, Resolver, check_url, is_blocked_address
 from .pdf import extract_pdf
+from .tls import tls_context
 
 # Fewer characters than this after extraction is an empty shell (a consent wall, a JS app).
 MIN_TEXT_CHARS = 40
@@ -64,7 +63,7 @@ class HttpFetcher:
             trust_env=True,
             follow_redirects=False,
             timeout=httpx2.Timeout(settings.timeout_s),
-            verify=_tls_context(),
+            verify=tls_context(),
         )
 
     async def fetch(self, url: str) -> Page:
@@ -169,12 +168,6 @@ class HttpFetcher:
             "Accept": ACCEPT,
             "Accept-Encoding": "gzip, deflate",
         }
-
-
-@cache
-def _tls_context() -> ssl.SSLContext:
-    # Loading the CA bundle costs ~0.1 s; build it once per process, not once per client.
-    return httpx2.create_ssl_context(trust_env=True)
 
 
 def _to_page(body: Body, pdf_max_pages: int) -> Page:

@@ -12,6 +12,7 @@ from typing import cast
 import anthropic
 from anthropic.types import MessageParam
 
+from ..fetch.tls import tls_context
 from ..ports import Message, TokenUsage
 from .base import ProviderChat, transport_failure
 from .clients import ClientPool
@@ -39,7 +40,11 @@ class AnthropicChat(ProviderChat):
         self._client = (clients or ClientPool()).get(
             ("anthropic", base_url, timeout_s),
             lambda: anthropic.AsyncAnthropic(
-                api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
+                api_key=NO_KEY,
+                base_url=base_url,
+                timeout=timeout_s,
+                max_retries=0,
+                http_client=anthropic.DefaultAsyncHttpxClient(verify=tls_context()),
             ),
         )
 

@@ -20,6 +20,7 @@ from ..errors import ConfigError
 from ..ports import ChatModel
 from .clients import ClientPool
 from .keys import split_keys
+from .lazy import LazyChat
 from .meter import Meter
 from .pricing import DEFAULT_PRICES, Prices, prices_from_env
 from .retry import RetryPolicy
@@ -135,16 +136,23 @@ def build_chat_model(
         return None
     in_process = settings.model_for(stage) == "local" and not settings.base_url
     module, cls = _IN_PROCESS if in_process else _PROVIDERS[settings.wire_format]
-    provider: Callable[..., ChatModel] = getattr(importlib.import_module(module), cls)
-    return provider(
-        settings.model_for(stage),
-        api_keys=settings.keys,
-        base_url=settings.base_url,
-        timeout_s=settings.timeout_s,
-        retry=settings.retry,
-        meter=meter,
-        clients=clients,
-    )
+    name = settings.model_for(stage)
+
+    def build() -> ChatModel:
+        provider: Callable[..., ChatModel] = getattr(importlib.import_module(module), cls)
+        return provider(
+            name,
+            api_keys=settings.keys,
+            base_url=settings.base_url,
+            timeout_s=settings.timeout_s,
+            retry=settings.retry,
+            meter=meter,
+            clients=clients,
+        )
+
+    # In-process models fail at once when their extra is missing; remote ones load their SDK
+    # in a thread on first use, overlapping the run's first search.
+    return build() if in_process else LazyChat(name, build)
 
 
 def _api_format(value: str) -> ApiFormat:

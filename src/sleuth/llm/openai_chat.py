@@ -13,6 +13,7 @@ from typing import Any, cast
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
+from ..fetch.tls import tls_context
 from ..ports import Message, TokenUsage
 from .base import ProviderChat, transport_failure
 from .clients import ClientPool
@@ -43,7 +44,11 @@ class OpenAIChat(ProviderChat):
         self._client = (clients or ClientPool()).get(
             ("openai", base_url, timeout_s),
             lambda: openai.AsyncOpenAI(
-                api_key=NO_KEY, base_url=base_url, timeout=timeout_s, max_retries=0
+                api_key=NO_KEY,
+                base_url=base_url,
+                timeout=timeout_s,
+                max_retries=0,
+                http_client=openai.DefaultAsyncHttpxClient(verify=tls_context()),
             ),
         )
 

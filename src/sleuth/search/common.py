@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import html
 import re
-import ssl
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import httpx2
 
 from ..errors import MissingKeyError, RateLimitedError, SearchCause, SearchError
+from ..fetch.tls import tls_context
 from ..registry import BackendSettings
 from ..types import SearchResult
 
@@ -47,12 +46,6 @@ def require(settings: BackendSettings, var: str, backend: str) -> str:
 
 
 # ---------------------------------------------------------------- HTTP
-
-
-@cache
-def _tls() -> ssl.SSLContext:
-    # Building a TLS context costs ~0.1 s; one per process instead of one per search.
-    return httpx2.create_ssl_context()
 
 
 def _no_throttle(response: httpx2.Response) -> bool:
@@ -88,7 +81,7 @@ class Http:
             timeout=self.timeout_s,
             transport=self.transport,
             trust_env=True,
-            verify=_tls(),
+            verify=tls_context(),
             follow_redirects=True,
         ) as client:
             try:

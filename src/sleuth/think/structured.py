@@ -10,8 +10,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import jsonschema
-
 from ..errors import LLMError, UsageError
 from ..llm.parse import parse_object
 from ..pipeline.write.llm import format_sources
@@ -27,6 +25,8 @@ def check_schema(schema: Any) -> dict[str, Any]:
         raise UsageError("the schema must be a JSON object (a JSON Schema with type object)")
     if schema.get("type", "object") != "object":
         raise UsageError(f"the schema must describe an object, not {schema.get('type')!r}")
+    import jsonschema  # only runs with a schema pay for it
+
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.SchemaError as exc:
@@ -63,6 +63,8 @@ def _validated(reply: str, schema: dict[str, Any]) -> tuple[dict[str, Any], str 
     data = parse_object(reply)
     if data is None:
         return {}, "the reply contains no JSON object"
+    import jsonschema
+
     validator = jsonschema.validators.validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))
     if errors:
