@@ -231,6 +231,7 @@ def test_terminal_progress_and_a_deep_report_shown_once(testweb: TestWeb) -> Non
     assert re.search(r"reading: \d+ of \d+ read", seen), "progress shows the total"
     assert not re.search(r"writing \([a-z]+\)\S", seen), "status text ran into the report"
     report = seen.split("confidence · ")[0]
+    assert re.search(rf"(^|\n|\x1b\[2K)# {re.escape(Q)}\n", report), "the question heads it"
     rounds = 1 + report.count(" (deep)\n")  # each later round's draft has a "## Round N" line
     first_heading = next(line for line in report.splitlines() if line.startswith("## "))
     assert report.count(first_heading + "\n") == rounds, "the final report is not repeated"

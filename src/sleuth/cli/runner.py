@@ -32,9 +32,10 @@ class Output:
     strict_cites: bool = False
     show_cost: bool = True
     deep: bool = False
+    question: str = ""  # the heading above streamed drafts ("" when not known yet)
 
     @classmethod
-    def of(cls, flags: dict[str, Any]) -> Output:
+    def of(cls, flags: dict[str, Any], question: str = "") -> Output:
         return cls(
             bool(flags.get("json")),
             flags.get("out"),
@@ -42,6 +43,7 @@ class Output:
             bool(flags.get("strict_cites")),
             not flags.get("no_cost", False),
             flags.get("deep") is not None,
+            question.strip(),
         )
 
     @property
@@ -74,6 +76,8 @@ def research(
         if cost:
             meter_line[:] = [cost]
 
+    if output.drafts and output.question:
+        click.echo(f"# {' '.join(output.question.split())}\n")
     try:
         result = with_app(lambda app: start(app, on_event))
     finally:
