@@ -16,6 +16,10 @@ OutputKind = Literal["answer", "report"]
 Authority = Literal["primary", "reputable", "unknown", "low"]
 Confidence = Literal["high", "medium", "low"]
 Plan = Literal["single", "multi_hop", "unavailable"]
+# Closed choices of settings, named once; the settings table and the API models use these.
+AuthorityMode = Literal["prefer", "strict", "off"]
+BrowserMode = Literal["auto", "always", "never"]
+ApiFormat = Literal["auto", "openai", "anthropic"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +246,7 @@ class ResearchRequest:
     language: str | None = None
     max_runtime_s: float | None = None
     since: date | None = None  # drop pages published before this day (undated pages are kept)
-    source_authority: str = "prefer"  # prefer | strict | off
+    source_authority: AuthorityMode = "prefer"
     dedupe_threshold: float | None = 0.9  # None: keep near-duplicates
     seeds: tuple[SearchResult, ...] = ()  # pre-read sources to start from (continue a session)
     schema: dict[str, Any] | None = None  # structured output: fill this JSON Schema

@@ -23,7 +23,6 @@ from sleuth.fetch.browser import (
     BrowserFallbackFetcher,
     BrowserFetcher,
     BrowserSettings,
-    browser_status,
     probe_browser,
 )
 from sleuth.fetch.guard import GuardPolicy
@@ -196,7 +195,7 @@ async def test_missing_executable_is_a_clear_fetch_error() -> None:
 @pytest.mark.extra("browser")
 def test_status_without_chromium_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    ok, message = browser_status(BrowserSettings())
+    ok, message = asyncio.run(probe_browser(BrowserSettings()))
     assert not ok
     assert "no chromium on PATH" in message
 

@@ -6,13 +6,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from sleuth.errors import BlockedURLError, ConfigError, FetchError
+from sleuth.errors import BlockedURLError, FetchError
 from sleuth.fetch.browser import (
     BrowserFallbackFetcher,
     BrowserMode,
     BrowserSettings,
     reading_fetcher,
-    settings_from_env,
 )
 from sleuth.types import Page
 
@@ -120,29 +119,3 @@ def test_reading_fetcher_skips_the_browser_when_off() -> None:
     http, _ = pair(LONG)
     assert reading_fetcher(http, BrowserSettings(mode="never")) is http
     assert isinstance(reading_fetcher(http, BrowserSettings()), BrowserFallbackFetcher)
-
-
-def test_settings_from_env() -> None:
-    settings = settings_from_env(
-        {
-            "SLEUTH_BROWSER": "always",
-            "SLEUTH_BROWSER_EXECUTABLE": "/opt/chrome",
-            "SLEUTH_ALLOW_PRIVATE_NETWORK": "1",
-            "HTTP_PROXY": "http://proxy.internal:3128",
-        }
-    )
-    assert settings == BrowserSettings(
-        executable="/opt/chrome",
-        mode="always",
-        allow_private=True,
-        proxy="http://proxy.internal:3128",
-    )
-    with pytest.raises(ConfigError, match="SLEUTH_BROWSER"):
-        settings_from_env({"SLEUTH_BROWSER": "sometimes"})
-
-
-async def test_a_short_page_without_scripts_is_a_stub_not_an_app() -> None:
-    http, browser = pair(SHORT)
-    http.scripted = False
-    page = await reader(http, browser).fetch("http://news.example/a")
-    assert page.title == "http" and browser.calls == []

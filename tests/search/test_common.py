@@ -10,12 +10,12 @@ from sleuth.errors import RateLimitedError, SearchError
 from sleuth.ports import SearchBackend, SearchQuery
 from sleuth.registry import BackendSettings
 from sleuth.search.common import (
-    content_tokens,
     iso_date,
     keyword_ladder,
     unwrap_redirect,
 )
 from sleuth.search.spec import build_search
+from sleuth.text import keywords
 from sleuth.urls import normalize_url
 
 
@@ -70,8 +70,8 @@ def test_unwrap_redirect(wrapped: str, real: str) -> None:
     assert unwrap_redirect(wrapped) == real
 
 
-def test_content_tokens_drop_stopwords_keep_order() -> None:
-    assert content_tokens("What is the best way to use the Tokio runtime in Rust?") == [
+def test_query_keywords_drop_stopwords_keep_order() -> None:
+    assert keywords("What is the best way to use the Tokio runtime in Rust?") == [
         "Tokio",
         "runtime",
         "Rust",

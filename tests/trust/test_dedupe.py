@@ -8,12 +8,19 @@ from sleuth.pipeline.dedupe import (
     EXACT_LIMIT,
     NearDuplicates,
     fingerprint,
-    near_duplicate_of,
     similarity,
 )
 from sleuth.urls import normalize_url
 
 WORDS = [f"w{i}" for i in range(3000)]
+
+
+def near_duplicate_of(text: str, kept: list[str], threshold: float = 0.9) -> int | None:
+    """Index of the first kept text that `text` nearly repeats (through the engine's index)."""
+    index = NearDuplicates(threshold)
+    for k in kept:
+        index.keep(k)
+    return index.match(text)
 
 
 def _article(seed: int, n: int = 600) -> str:

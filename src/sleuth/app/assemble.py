@@ -35,7 +35,6 @@ from ..settings import sleuth_home as sleuth_home
 from ..think.hops import HeuristicHopper, ModelHopper
 from ..think.plan import ModelCritic, ModelPlanner
 from ..think.structured import Structurer
-from ..types import ResearchRequest
 
 
 class Resources:
@@ -215,7 +214,7 @@ def browser_settings(settings: Settings) -> BrowserSettings:
     return BrowserSettings(
         executable=settings.browser_executable,
         cdp_endpoint=settings.browser_cdp_endpoint,
-        mode=settings.browser,  # type: ignore[arg-type]  # checked just above
+        mode=settings.browser,
         allow_private=settings.allow_private_network,
         proxy=env.get("HTTP_PROXY") or env.get("http_proxy") or None,
     )
@@ -281,11 +280,3 @@ def build_parts(settings: Settings, resources: Resources | None = None) -> Assem
 def assemble(settings: Settings) -> Assembled:
     """Parts for one run that own every client they use (a script or a test)."""
     return build_parts(settings)
-
-
-def request_from(question: str, **options: Any) -> ResearchRequest:
-    known = set(ResearchRequest.__dataclass_fields__)
-    unknown = set(options) - known
-    if unknown:
-        raise UsageError(f"unknown research option(s): {', '.join(sorted(unknown))}")
-    return ResearchRequest(question=question, **options)

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
+from ..llm.complete import complete
 from ..llm.thinking import strip_reasoning_text
-from ..ports import ChatModel, Message, TokenUsage
+from ..ports import ChatModel
 from ..prompts import load
 from .diff import SessionDiff
 
 
 async def narrate(model: ChatModel, diff: SessionDiff, old: str, new: str) -> str:
     prompt = load("narrate").format(old=old.strip(), new=new.strip(), sources=_sources(diff))
-    parts: list[str] = []
-    async for item in model.stream([Message("user", prompt)], max_tokens=600):
-        if not isinstance(item, TokenUsage):
-            parts.append(item)
-    return strip_reasoning_text("".join(parts)).strip()
+    return strip_reasoning_text(await complete(model, prompt, 600)).strip()
 
 
 def _sources(diff: SessionDiff) -> str:

@@ -13,17 +13,16 @@ import asyncio
 import contextlib
 import shutil
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..errors import BlockedURLError, ConfigError, FetchError
+from ..errors import BlockedURLError, FetchError
 from ..extras import install_hint
 from ..ports import Fetcher
-from ..types import Page
+from ..types import BrowserMode, Page
 from .extract import extract_html
 from .guard import GuardPolicy, check_url
 from .guard_proxy import GUARD_HEADER, GuardProxy
@@ -31,7 +30,6 @@ from .guard_proxy import GUARD_HEADER, GuardProxy
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Playwright, Route
 
-BrowserMode = Literal["auto", "always", "never"]
 
 EXECUTABLE_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 LAUNCH_ARGS = (
@@ -61,20 +59,6 @@ class BrowserSettings:
     min_text_chars: int = 400  # in auto mode, shorter HTTP extractions are retried in a browser
     allow_private: bool = False
     proxy: str | None = None  # upstream HTTP proxy; hostnames are then resolved by it
-
-
-def settings_from_env(env: Mapping[str, str]) -> BrowserSettings:
-    """Build settings from SLEUTH_BROWSER* variables and the standard proxy variables."""
-    mode = env.get("SLEUTH_BROWSER", "auto")
-    if mode not in ("auto", "always", "never"):
-        raise ConfigError(f"SLEUTH_BROWSER must be auto, always or never, not {mode!r}")
-    return BrowserSettings(
-        executable=env.get("SLEUTH_BROWSER_EXECUTABLE") or None,
-        cdp_endpoint=env.get("SLEUTH_BROWSER_CDP_ENDPOINT") or None,
-        mode=mode,  # type: ignore[arg-type]  # checked just above
-        allow_private=env.get("SLEUTH_ALLOW_PRIVATE_NETWORK") == "1",
-        proxy=env.get("HTTP_PROXY") or env.get("http_proxy") or None,
-    )
 
 
 def find_executable(settings: BrowserSettings) -> str:
@@ -284,11 +268,6 @@ async def probe_browser(settings: BrowserSettings) -> tuple[bool, str]:
     finally:
         await fetcher.aclose()
     return True, f"{where}: launch+close ok in {(time.perf_counter() - started) * 1000:.0f} ms"
-
-
-def browser_status(settings: BrowserSettings) -> tuple[bool, str]:
-    """`probe_browser` for synchronous callers (the CLI), which have no running event loop."""
-    return asyncio.run(probe_browser(settings))
 
 
 async def _settle(page: Any, timeout_ms: float) -> None:

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..ports import ChatModel
+from ..types import ApiFormat
 from .clients import ClientPool
 from .keys import split_keys
 from .lazy import LazyChat
@@ -25,7 +26,6 @@ from .meter import Meter
 from .pricing import DEFAULT_PRICES, Prices, prices_from_env
 from .retry import RetryPolicy
 
-ApiFormat = Literal["auto", "openai", "anthropic"]
 WireFormat = Literal["openai", "anthropic"]
 Stage = Literal["synth", "plan", "critic"]
 

@@ -11,7 +11,7 @@ Python's per-process string hash, so they are compared in memory and never store
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 DEFAULT_THRESHOLD = 0.9
@@ -98,17 +98,3 @@ class NearDuplicates:
             if similarity(candidate, kept) >= self.threshold:
                 return index
         return None
-
-
-def near_duplicate_of(
-    text: str, kept_texts: Sequence[str], threshold: float = DEFAULT_THRESHOLD
-) -> int | None:
-    """Index of the first text in `kept_texts` that `text` is a near-duplicate of, or None.
-
-    Fingerprints every kept text on each call; a loop over many pages should hold a
-    `NearDuplicates` instead.
-    """
-    index = NearDuplicates(threshold)
-    for kept in kept_texts:
-        index.keep(kept)
-    return index.match(text)

@@ -9,8 +9,9 @@ import httpx2
 
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
+from ..text import keywords
 from ..types import SearchResult
-from .common import Http, content_tokens, endpoint, iso_date, strip_html
+from .common import Http, endpoint, iso_date, strip_html
 
 NAME = "arxiv"
 DEFAULT_ENDPOINT = "https://export.arxiv.org/api/query"
@@ -29,7 +30,7 @@ class Arxiv:
     name: str = NAME
 
     async def search(self, query: SearchQuery) -> list[SearchResult]:
-        terms = [f"all:{word}" for word in content_tokens(query.text)[:6]] or [f"all:{query.text}"]
+        terms = [f"all:{word}" for word in keywords(query.text)[:6]] or [f"all:{query.text}"]
         if query.since:
             terms.append(f"submittedDate:[{query.since:%Y%m%d}0000 TO 300001010000]")
         params = {

@@ -21,6 +21,7 @@ import httpx2
 from ..errors import MissingKeyError, RateLimitedError, SearchCause, SearchError
 from ..fetch.tls import tls_context
 from ..registry import BackendSettings
+from ..text import keywords
 from ..types import SearchResult
 
 USER_AGENT = "Sleuth/0.1 (local research engine; +https://pypi.org/project/sleuth/)"
@@ -163,32 +164,10 @@ def unwrap_redirect(url: str) -> str:
 
 # ---------------------------------------------------------------- text
 
-# Words that carry no search meaning; dropped when a question is cut down to keywords.
-_STOPWORD_TEXT = """
-a about above after again all also am an and any are as at be because been before being between
-both but by can could did do does doing down during each few for from further had has have having
-he her here hers how i if in into is it its itself just me more most my no nor not now of off on
-once only or other our out over own same she should so some such than that the their them then
-there these they this those through to too under until up very was we were what when where which
-while who whom why will with would you your yours best way ways good get use using used vs versus
-tell explain please
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_WORD = re.compile(r"[\w][\w+#.\-]*[\w+#]|[\w]", re.UNICODE)
-
-
-def content_tokens(text: str) -> list[str]:
-    """The words of a query that carry meaning, in order, without stopwords or repeats."""
-    seen: list[str] = []
-    for word in _WORD.findall(text):
-        if word.lower() not in STOPWORDS and word.lower() not in (w.lower() for w in seen):
-            seen.append(word)
-    return seen
-
 
 def keyword_ladder(text: str) -> list[str]:
     """Shorter keyword queries to retry a zero-result question with: 4, then 2, then 1 tokens."""
-    tokens = content_tokens(text)
+    tokens = keywords(text)
     rungs: list[str] = []
     for size in (4, 2, 1):
         rung = " ".join(tokens[:size])

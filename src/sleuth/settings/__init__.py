@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..types import ApiFormat, BrowserMode
+
 
 def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
@@ -29,7 +31,7 @@ class Settings:
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
-    api_format: str = "auto"
+    api_format: ApiFormat = "auto"
     context_tokens: int = 16000
     max_cost: float | None = None
     plan_model: str | None = None
@@ -42,7 +44,7 @@ class Settings:
     max_bytes: int = 5_000_000
     pdf_max_pages: int = 50
     allow_private_network: bool = False
-    browser: str = "auto"  # auto | always | never
+    browser: BrowserMode = "auto"
     browser_executable: str | None = None
     browser_cdp_endpoint: str | None = None
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))

@@ -19,10 +19,12 @@ A setting's `kind` says how its value is written in a flag, a file, a variable o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from ..types import ApiFormat, AuthorityMode, BrowserMode, Depth, OutputKind
 
 Kind = Literal[
     "flag", "text", "int", "float", "choice", "list", "path", "duration", "since", "rounds"
@@ -30,11 +32,11 @@ Kind = Literal[
 Target = Literal["engine", "run", "session", "output"]
 
 # Closed choices, named once and used by the table, the dataclasses and the API models.
-BROWSER_MODES = ("auto", "always", "never")
-SOURCE_AUTHORITY = ("prefer", "strict", "off")
-API_FORMATS = ("auto", "openai", "anthropic")
-OUTPUTS = ("answer", "report")
-DEPTHS = ("quick", "deep")
+BROWSER_MODES: tuple[str, ...] = get_args(BrowserMode)
+SOURCE_AUTHORITY: tuple[str, ...] = get_args(AuthorityMode)
+API_FORMATS: tuple[str, ...] = get_args(ApiFormat)
+OUTPUTS: tuple[str, ...] = get_args(OutputKind)
+DEPTHS: tuple[str, ...] = get_args(Depth)
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,10 +304,6 @@ ENV_ONLY: Mapping[str, str] = MappingProxyType(
 
 def setting(name: str) -> Setting:
     return SETTINGS[name]
-
-
-def by_target(target: Target) -> Iterator[Setting]:
-    return (s for s in SETTINGS.values() if s.target == target)
 
 
 def flag_name(name: str) -> str:

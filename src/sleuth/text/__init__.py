@@ -29,6 +29,23 @@ def words(text: str) -> list[str]:
     return [w.lower().strip(".-'’") for w in WORD.findall(text)]
 
 
+# Words a search query can lose without losing its meaning, on top of STOPWORDS.
+QUERY_FILLER = frozenset(
+    "best way ways good get use using used vs versus tell explain please against".split()
+)
+KEYWORD = re.compile(r"[\w][\w+#.\-]*[\w+#]|[\w]", re.UNICODE)  # keeps c++, c#, node.js
+
+
+def keywords(text: str) -> list[str]:
+    """The words of a query that carry meaning, in order and case kept, without repeats."""
+    seen: dict[str, str] = {}
+    for word in KEYWORD.findall(text):
+        low = word.lower()
+        if low not in STOPWORDS and low not in QUERY_FILLER and low not in seen:
+            seen[low] = word
+    return list(seen.values())
+
+
 def content_tokens(text: str) -> list[str]:
     """Lower-cased words minus stop-words; numbers are kept (they carry most claims)."""
     return [w for w in words(text) if w and w not in STOPWORDS and (len(w) > 1 or w.isdigit())]

@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from ..llm.complete import complete
 from ..llm.parse import parse_object
 from ..ports import ChatModel
 from ..prompts import load
 from ..text import content_tokens
 from ..types import Source
-from .plan import bridge_entity, complete
+from .plan import bridge_entity
 
 # "the company that develops V8", "the author whose novel ...", "of the band which ..."
 RELATIVE = re.compile(

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..llm.complete import complete
 from ..llm.parse import Verdict, parse_list, parse_verdict
-from ..ports import ChatModel, Message, TokenUsage
+from ..ports import ChatModel
 from ..prompts import load
 from ..text import content_tokens, split_sentences, stem, words
 from ..types import Source
@@ -192,11 +193,3 @@ class ModelCritic:
         )
         verdict = parse_verdict(await complete(self.model, prompt, 500))
         return Verdict(verdict.complete, verdict.missing, verdict.queries[:MAX_GAP_QUERIES])
-
-
-async def complete(model: ChatModel, prompt: str, max_tokens: int) -> str:
-    parts: list[str] = []
-    async for item in model.stream([Message("user", prompt)], max_tokens=max_tokens):
-        if not isinstance(item, TokenUsage):
-            parts.append(item)
-    return "".join(parts)

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import LLMError, UsageError
+from ..llm.complete import complete
 from ..llm.parse import parse_object
 from ..pipeline.write.llm import format_sources
 from ..ports import ChatModel
 from ..prompts import load
 from ..types import Source
-from .plan import complete
 
 
 def check_schema(schema: Any) -> dict[str, Any]:
