@@ -13,6 +13,14 @@ def test_readme_command_reference_matches_the_cli() -> None:
     assert block.strip() == reference().strip(), "run `make docs` to regenerate it"
 
 
+def test_readme_settings_reference_matches_the_table() -> None:
+    from sleuth.cli.reference import SETTINGS_END, SETTINGS_START, settings_reference
+
+    text = README.read_text(encoding="utf-8")
+    block = text.split(SETTINGS_START, 1)[1].split(SETTINGS_END, 1)[0]
+    assert block.strip() == settings_reference().strip(), "run `make docs` to regenerate it"
+
+
 def test_every_command_has_an_example_in_its_help() -> None:
     from sleuth.cli.main import cli
     from sleuth.cli.reference import _commands

@@ -25,7 +25,7 @@ from ..errors import SleuthError, UsageError
 from ..events import Done, Event, Failed, Notice
 from ..ports import SearchQuery
 from ..settings import Settings, sleuth_home
-from ..store import SessionStore
+from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
 from ..types import Result, SearchResult
 from .assemble import Resources, backend_settings, build_parts
@@ -61,7 +61,7 @@ class Sleuth:
     @property
     def sessions(self) -> SessionStore:
         if self._store is None:
-            self._store = SessionStore(self.home / "sessions.db")
+            self._store = SessionStore(sessions_db_path(self.home))
         return self._store
 
     # -- research ------------------------------------------------------------------------------

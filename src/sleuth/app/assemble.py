@@ -19,7 +19,7 @@ from ..engine import Engine, Parts, Stages
 from ..errors import UsageError
 from ..extras import install_hint, installed
 from ..fetch.browser import BrowserSettings, reading_fetcher
-from ..fetch.cache import CachedFetcher, SqlitePageCache
+from ..fetch.cache import CachedFetcher, SqlitePageCache, default_cache_path
 from ..fetch.extract import warm_up as warm_extraction
 from ..fetch.http import FetchSettings, HttpFetcher
 from ..llm.clients import ClientPool
@@ -65,7 +65,7 @@ class Resources:
 
     def page_cache(self, ttl_s: float) -> SqlitePageCache:
         if self._cache is None or self._cache.ttl_s != ttl_s:
-            self._cache = SqlitePageCache(self.home / "cache.db", ttl_s=ttl_s)
+            self._cache = SqlitePageCache(default_cache_path(self.home), ttl_s=ttl_s)
         return self._cache
 
     async def aclose(self) -> None:
@@ -192,7 +192,8 @@ def build_fetcher(settings: Settings, resources: Resources | None = None) -> Fet
     if settings.no_cache:
         return fetcher
     if resources is None:
-        cache = SqlitePageCache(sleuth_home(settings.env) / "cache.db", ttl_s=settings.cache_ttl_s)
+        path = default_cache_path(sleuth_home(settings.env))
+        cache = SqlitePageCache(path, ttl_s=settings.cache_ttl_s)
     else:
         cache = resources.page_cache(settings.cache_ttl_s)
     return CachedFetcher(fetcher, cache, refresh=settings.refresh_cache)

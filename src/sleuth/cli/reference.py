@@ -1,7 +1,9 @@
-"""The README's command reference, generated from the click commands so it cannot drift.
+"""The README's references, generated so they cannot drift: the commands (from the click
+commands) and the settings (from the settings table).
 
-`python -m sleuth.cli.reference` prints it; `make docs` writes it between the README's
-`<!-- commands:start -->` and `<!-- commands:end -->` markers; a test checks they match.
+`python -m sleuth.cli.reference` prints the commands; `make docs` writes both between the
+README's `<!-- commands:start/end -->` and `<!-- settings:start/end -->` markers; a test checks
+they match.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from pathlib import Path
 
 import click
 
+from ..settings.table import ENV_ONLY, SETTINGS
 from .main import cli
 
 START, END = "<!-- commands:start -->", "<!-- commands:end -->"
+SETTINGS_START, SETTINGS_END = "<!-- settings:start -->", "<!-- settings:end -->"
 
 
 def _commands(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
@@ -52,15 +56,34 @@ def reference() -> str:
     return "\n".join(blocks)
 
 
-def splice(readme: str, generated: str) -> str:
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
-    return pattern.sub(lambda _: f"{START}\n{generated}{END}", readme)
+def settings_reference() -> str:
+    """Every setting: its config key, flag, environment variable, default and meaning."""
+    rows = [
+        "| config key | flag | environment | default | meaning |",
+        "|---|---|---|---|---|",
+    ]
+    for s in SETTINGS.values():
+        env = f"`{s.env_name}`" if s.env_name else "—"
+        default = "—" if s.default in (None, (), False) else f"`{s.default}`"
+        kind = f" ({', '.join(s.choices)})" if s.choices else ""
+        help_text = " ".join(s.help.split()).replace("|", "\\|")
+        rows.append(f"| `{s.name}` | `{s.flag}` | {env} | {default} | {help_text}{kind} |")
+    rows += ["", "Read from the environment only:", ""]
+    rows += [f"- `{name}`: {text}" for name, text in ENV_ONLY.items()]
+    return "\n".join(rows) + "\n"
+
+
+def splice(readme: str, generated: str, start: str = START, end: str = END) -> str:
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+    return pattern.sub(lambda _: f"{start}\n{generated}{end}", readme)
 
 
 def main() -> None:
     if len(sys.argv) > 1:
         path = Path(sys.argv[1])
-        path.write_text(splice(path.read_text(encoding="utf-8"), reference()), encoding="utf-8")
+        text = splice(path.read_text(encoding="utf-8"), reference())
+        text = splice(text, settings_reference(), SETTINGS_START, SETTINGS_END)
+        path.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(reference())
 

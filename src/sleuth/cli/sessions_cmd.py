@@ -119,7 +119,7 @@ def rm_cmd(session_ids: tuple[str, ...]) -> None:
 @click.option("--dry-run", is_flag=True, help="Show what would be removed; remove nothing.")
 def prune_cmd(older_than: str | None, keep: int | None, dry_run: bool) -> None:
     """Remove old sessions. Needs --older-than and/or --keep; with both, a session goes only
-    when it is outside the newest N and older than AGE. AGE: 30d, 12h, 90m, 2w.
+    when it is outside the newest N and older than AGE. AGE: 30d, 12h, 90min, 2w.
 
     \b
     Examples:

@@ -104,4 +104,4 @@ def _page_from_json(text: str) -> Page:
 
 
 def default_cache_path(home: Path) -> Path:
-    return home / "cache" / "pages.sqlite3"
+    return home / "cache.db"

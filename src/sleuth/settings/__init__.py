@@ -1,7 +1,12 @@
 """Everything a run can be configured with, whatever interface it came from.
 
-Kept apart from `assemble.py` so the command line can build settings without importing the
-engine and its extraction stack (which `--help` and shell completion should not pay for).
+    table.py   the one settings table: name, kind, default, env twin, help of every setting
+    values.py  values written as text (spans, since dates, freshness) and coercion by kind
+    files.py   config.toml and profiles (defaults < file < profile < env < flags)
+    (here)     `Settings`, what the application assembles a run's adapters from; `sleuth_home`
+
+Kept apart from the engine so the command line can build settings without importing the
+extraction stack (which `--help` and shell completion should not pay for).
 """
 
 from __future__ import annotations

@@ -17,7 +17,6 @@ that owns the options (`sleuth.cli.configmap`), so the file is checked exactly l
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -68,8 +67,9 @@ class Layers:
 
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    return Path(env.get("SLEUTH_HOME") or "~/.sleuth").expanduser() / FILE_NAME
+    from . import sleuth_home
+
+    return sleuth_home(env) / FILE_NAME
 
 
 def normalize_key(key: str) -> str:

@@ -258,7 +258,8 @@ _TABLE = (
         "max_runtime",
         "duration",
         None,
-        "Stop the whole run after this long (e.g. 90s, 10min); exit 5.",
+        "Stop the whole run after this long (e.g. 90s, 10min; default 45s quick, 150s deep); "
+        "exit 5.",
         "run",
         metavar="DURATION",
     ),

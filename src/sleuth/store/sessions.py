@@ -8,7 +8,6 @@ to MIGRATIONS; `PRAGMA user_version` records how many have run.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..settings import sleuth_home
 from ..types import ModelUsage
 from .codec import result_from_json, result_to_json
 from .records import (
@@ -28,8 +28,8 @@ from .records import (
 )
 
 
-def sessions_db_path() -> Path:
-    return Path(os.environ.get("SLEUTH_HOME", "~/.sleuth")).expanduser() / "sessions.db"
+def sessions_db_path(home: Path | None = None) -> Path:
+    return (home or sleuth_home()) / "sessions.db"
 
 
 def _v1_tables(conn: sqlite3.Connection) -> None:
