@@ -126,6 +126,7 @@ def test_doctor_says_no_network_and_what_works(
     assert "no network? duckduckgo: could not reach the search service" in search
     assert "brave" not in out
     assert "hint: without a network, answer from your own files: --search=none" in out
+    assert "sleuth doctor" not in out.split("hint: ", 1)[1], "doctor does not suggest itself"
 
 
 # -- 3. an unreachable model -------------------------------------------------------------------

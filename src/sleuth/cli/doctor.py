@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import __version__
-from .hints import OFFLINE
+from .hints import OFFLINE_WAYS
 from .options import LLM, settings_values, table_options
 from .runner import with_app
 
@@ -37,7 +37,7 @@ def doctor(**flags: Any) -> None:
     else:
         render(checks)
         if any(c.section == "search" and c.status == "fail" for c in checks):
-            click.echo(f"hint: {OFFLINE}")
+            click.echo(f"hint: {OFFLINE_WAYS}")
     if any(c.status == "fail" for c in checks):
         raise SystemExit(1)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from ..errors import NoSourcesError, SleuthError
 
-OFFLINE = (
+OFFLINE_WAYS = (
     "without a network, answer from your own files: --search=none --include=PATH; "
-    "or use a search service you can reach: --search=searxng with SLEUTH_SEARXNG_URL; "
-    "`sleuth doctor` checks search, model and browser"
+    "or use a search service you can reach: --search=searxng with SLEUTH_SEARXNG_URL"
 )
+OFFLINE = OFFLINE_WAYS + "; `sleuth doctor` checks search, model and browser"
 THROTTLED = (
     "wait a minute, or search elsewhere: --search=wikipedia or --search=multi:duckduckgo,wikipedia"
 )
