@@ -27,6 +27,10 @@ class SearchQuery:
 
 @runtime_checkable
 class SearchBackend(Protocol):
+    """A search service. A backend that never leaves the machine (local files, the knowledge
+    base, none) sets `private = True`; model-proposed queries to any other are vetted so no
+    private text goes out in them."""
+
     name: str
 
     async def search(self, query: SearchQuery) -> list[SearchResult]:
@@ -82,6 +86,7 @@ class WriteTask:
     aspects: tuple[str, ...] = ()  # sub-queries a report should cover, one section each
     tldr: bool = False  # start with a cited one-paragraph summary
     insist: bool = False  # the first attempt was empty: answer, or say what the sources hold
+    style: str = ""  # the user's writing request (tone, length, audience); never the rules
 
 
 class Writer(Protocol):

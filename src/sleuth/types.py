@@ -251,6 +251,7 @@ class ResearchRequest:
     seeds: tuple[SearchResult, ...] = ()  # pre-read sources to start from (continue a session)
     schema: dict[str, Any] | None = None  # structured output: fill this JSON Schema
     tldr: bool = False
+    style: str = ""  # the reader's writing request (tone, length, audience), steered runs
     hops: bool = True  # triage two-step questions in quick mode
     require_llm: bool = False  # a failed model ends the run instead of the extractive fallback
 

@@ -136,7 +136,7 @@ async def test_deep_run_critic_asks_twice_then_complete_makes_three_rounds() -> 
 async def test_deep_stops_at_the_round_limit() -> None:
     search, fetcher = web()
     critic = FakeChatModel("c")
-    critic.enqueue('{"complete": false, "queries": ["more one"]}')
+    critic.enqueue('{"complete": false, "queries": ["V8 engine developers"]}')
     engine = Engine(search, fetcher, ExtractiveWriter(), stages=Stages(critic=ModelCritic(critic)))
     result = result_of(await collect(engine, ResearchRequest(V8_Q, depth="deep", deep_rounds=1)))
     assert result.usage.rounds == 2 and len(critic.calls) == 1

@@ -15,7 +15,7 @@ whichever face started it. Options are setting names from `sleuth.settings.table
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -28,10 +28,12 @@ from ..settings import Settings, sleuth_home
 from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
 from ..types import Result, SearchResult
+from . import steer as steered
 from .assemble import Resources, backend_settings, build_parts
 from .diff import SessionDiff, diff_sessions
 from .options import Prepared, prepare
 from .seeds import seed_results
+from .steer import Steering
 from .trace import Trace
 
 if TYPE_CHECKING:
@@ -147,6 +149,34 @@ class Sleuth:
             close = getattr(backend, "aclose", None)
             if close is not None:
                 await close()
+
+    # -- steered research (app/steer.py) -----------------------------------------------------
+
+    async def steer(self, question: str, **values: Any) -> Steering:
+        """Start a steered run: clarifying questions, or straight to a plan."""
+        return await steered.start(self, question, **values)
+
+    async def steer_plan(self, state: Steering, answers: Sequence[str] = ()) -> Steering:
+        return await steered.make_plan(self, state, answers)
+
+    def steer_edit(self, state: Steering, plan: Sequence[str]) -> Steering:
+        return steered.edit_plan(self, state, plan)
+
+    async def steer_explore(
+        self, state: Steering, suggestions: Sequence[str] = (), on_event: OnEvent | None = None
+    ) -> Steering:
+        return await steered.explore(self, state, suggestions, on_event)
+
+    async def steer_write(
+        self, state: Steering, style: str = "", on_event: OnEvent | None = None
+    ) -> Steering:
+        return await steered.write(self, state, style, on_event)
+
+    def steer_back(self, state: Steering, stage: steered.Stage) -> Steering:
+        return steered.back(self, state, stage)
+
+    def steer_load(self, session_id: str) -> Steering:
+        return steered.load(self, session_id)
 
     # -- building on saved sessions ----------------------------------------------------------
 

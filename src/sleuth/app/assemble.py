@@ -32,6 +32,7 @@ from ..registry import BackendSettings
 from ..search.spec import build_search
 from ..settings import Settings as Settings
 from ..settings import sleuth_home as sleuth_home
+from ..think.clarify import ModelClarifier
 from ..think.hops import HeuristicHopper, ModelHopper
 from ..think.plan import ModelCritic, ModelPlanner
 from ..think.structured import Structurer
@@ -160,6 +161,7 @@ def build_stages(settings: Settings, models: Models | None) -> Stages:
     return Stages(
         planner=ModelPlanner(models.plan),
         critic=ModelCritic(models.critic),
+        clarifier=ModelClarifier(models.plan),
         hopper=ModelHopper(models.plan),
         structurer=Structurer(models.synth, settings.context_tokens),
     )

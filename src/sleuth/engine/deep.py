@@ -27,13 +27,12 @@ DEEP_SETTLE_WAIT_S = 2.0
 async def deep(run: Run) -> Result:
     request = run.request
     planner = run.parts.stages.planner
-    aspects = tuple(
-        await run.with_model(
-            lambda: planner.plan(run.question),
-            lambda: HeuristicPlanner().plan(run.question),
-            "planning from the question's own terms",
-        )
+    planned = await run.with_model(
+        lambda: planner.plan(run.question),
+        lambda: HeuristicPlanner().plan(run.question),
+        "planning from the question's own terms",
     )
+    aspects = tuple(run.vetted(planned, "planned"))
     queries = _distinct([run.question, *aspects])
     drafted: Drafted | None = None
     for round_no in range(1, request.deep_rounds + 2):
@@ -48,7 +47,8 @@ async def deep(run: Run) -> Result:
         if round_no > request.deep_rounds or request.schema is not None:
             break
         verdict = await _critique(run, drafted)
-        queries = [] if verdict.complete else _new_queries(verdict.queries, run.gathering)
+        proposed = [] if verdict.complete else run.vetted(verdict.queries, "critic")
+        queries = _new_queries(proposed, run.gathering)
         run.emit(Critiqued(round_no, not queries, tuple(verdict.missing), tuple(queries)))
         if not queries:
             break
@@ -56,9 +56,9 @@ async def deep(run: Run) -> Result:
     return run.result(drafted)
 
 
-def _rank_against_all(run: Run) -> None:
+def _rank_against_all(run: Run, extra: Sequence[str] = ()) -> None:
     """Deep runs rank every read against the question and all queries asked so far."""
-    terms = " ".join(dict.fromkeys([run.question, *run.gathering.queries]))
+    terms = " ".join(dict.fromkeys([run.question, *run.gathering.queries, *extra]))
     run.gathering.segments[:] = [Segment(0, terms, run.request.source_cap)]
 
 
@@ -91,3 +91,15 @@ def _key(query: str) -> str:
 
 def _new_queries(proposed: list[str], gathering: Gathering) -> list[str]:
     return _distinct(proposed, gathering.queries)
+
+
+async def explore(run: Run, queries: Sequence[str], earlier: Sequence[str] = ()) -> Result:
+    """One deep-sized round of the given queries over what was gathered before (the request's
+    seeds), ranked against the question and every query so far; nothing is written."""
+    run.emit(Planned(tuple(queries), "single", 1))
+    _rank_against_all(run, extra=[*earlier, *queries])
+    limits = RoundLimits(
+        DEEP_CANDIDATES, run.deadline.cap(DEEP_READ_S), DEEP_SETTLE_AFTER, DEEP_SETTLE_WAIT_S
+    )
+    await run.search_and_read(list(queries), limits, run.request.seeds)
+    return run.gathered()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from ..errors import SleuthError, UsageError
@@ -26,7 +26,7 @@ from ..ports import Fetcher, SearchBackend, Writer
 from ..runtime import Deadline
 from ..think.structured import check_schema
 from ..types import ResearchRequest, Result
-from .deep import deep
+from .deep import deep, explore
 from .quick import quick
 from .run import Parts, Run, Stages
 
@@ -63,6 +63,21 @@ class Engine:
     def rewrite(self, request: ResearchRequest, run_id: str | None = None) -> AsyncIterator[Event]:
         """Write a new answer from `request.seeds` only: no search and no reading (resume)."""
         return self._drive(request, _rewrite, run_id)
+
+    def explore(
+        self,
+        request: ResearchRequest,
+        queries: Sequence[str],
+        earlier: Sequence[str] = (),
+        run_id: str | None = None,
+    ) -> AsyncIterator[Event]:
+        """Search and read `queries` on top of `request.seeds` and stop before writing: the
+        result has the sources gathered so far and no answer (a steered research round)."""
+
+        async def flow(run: Run) -> Result:
+            return await explore(run, queries, earlier)
+
+        return self._drive(request, flow, run_id)
 
     async def _drive(
         self, request: ResearchRequest, flow: Flow, run_id: str | None

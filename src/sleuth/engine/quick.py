@@ -55,14 +55,17 @@ async def _hop(run: Run, task: asyncio.Task[Triage]) -> None:
         return
     run.plan = "multi_hop"
     entity = await run.deadline.run(hopper.bridge(run.question, triage, run.sources()))
-    if entity is None and triage.first:
-        await _extra_round(run, triage.first)
+    first = run.vetted([triage.first], "first-step") if triage.first else []
+    if entity is None and first:
+        await _extra_round(run, first[0])
         entity = await run.deadline.run(hopper.bridge(run.question, triage, run.sources()))
     if entity is None or run.rounds >= MAX_QUICK_ROUNDS:
         run.emit(Notice("two-step question: the pages read do not name the intermediate entity"))
         return
-    await _extra_round(run, triage.fill(entity))
-    run.hops = 1
+    second = run.vetted([triage.fill(entity)], "second-step")
+    if second:
+        await _extra_round(run, second[0])
+        run.hops = 1
 
 
 async def _triage_result(run: Run, task: asyncio.Task[Triage]) -> Triage:
@@ -85,10 +88,12 @@ async def _extra_round(run: Run, query: str) -> None:
 async def _follow_up(run: Run, first: Drafted) -> Drafted:
     """The writer named a missing fact: search it once, then rewrite; keep the first answer
     if the rewrite fails."""
-    missing = first.finished.missing or ""
-    run.emit(Notice(f"the writer needs more: searching {missing!r}"))
+    wanted = run.vetted([first.finished.missing or ""], "follow-up")
+    if not wanted:
+        return first
+    run.emit(Notice(f"the writer needs more: searching {wanted[0]!r}"))
     try:
-        await _extra_round(run, missing)
+        await _extra_round(run, wanted[0])
         return await run.draft(round_no=run.rounds, fallback=False)
     except (SleuthError, TimeoutError) as exc:
         if isinstance(exc, UsageError):

@@ -26,9 +26,11 @@ from ..pipeline.write.run import WriteOutcome, write_answer
 from ..ports import Fetcher, SearchBackend, Writer, WriteTask
 from ..runtime import Deadline, Tasks
 from ..text import clip
+from ..think.clarify import Clarifier, NoClarifier
 from ..think.hops import Hopper
 from ..think.plan import Critic, HeuristicCritic, HeuristicPlanner, Planner
 from ..think.structured import Structurer
+from ..think.vet import Text, vet
 from ..types import Citation, Plan, ResearchRequest, Result, SearchResult, Source, Usage
 
 T = TypeVar("T")
@@ -40,6 +42,7 @@ class Stages:
 
     planner: Planner = field(default_factory=HeuristicPlanner)
     critic: Critic = field(default_factory=HeuristicCritic)
+    clarifier: Clarifier = field(default_factory=NoClarifier)
     hopper: Hopper | None = None
     structurer: Structurer | None = None
 
@@ -99,6 +102,22 @@ class Run:
             self.parts.backends, self.gathering, queries, limits, self.emit, self.tasks, seeds
         )
         await self.deadline.run(round_)
+
+    def vetted(self, proposed: Sequence[str], role: str) -> list[str]:
+        """The model-proposed queries that may be searched; each refusal is a notice."""
+        texts = [
+            Text(r.candidate.url, r.page.text) for r in self.gathering.reads if r.page is not None
+        ]
+        if getattr(self.parts.search, "private", False):
+            texts = []  # the queries never leave the machine
+        kept: list[str] = []
+        for query in proposed:
+            verdict = vet(query, self.question, texts)
+            if verdict.query is None:
+                self.emit(Notice(f"{role} search not made: {verdict.reason}"))
+            elif verdict.query not in kept:
+                kept.append(verdict.query)
+        return kept
 
     def sources(self) -> tuple[Source, ...]:
         g = self.gathering
@@ -172,7 +191,9 @@ class Run:
 
     def _write_task(self, sources: tuple[Source, ...], aspects: tuple[str, ...]) -> WriteTask:
         r = self.request
-        return WriteTask(self.question, sources, r.output_kind, r.language, aspects, r.tldr)
+        return WriteTask(
+            self.question, sources, r.output_kind, r.language, aspects, r.tldr, style=r.style
+        )
 
     async def _structured(self, sources: tuple[Source, ...]) -> Drafted:
         structurer, schema = self.parts.stages.structurer, self.request.schema
@@ -187,6 +208,15 @@ class Run:
         )
         finished = replace(finished, answer="", citations=everything, data=data)
         return Drafted(sources, outcome, finished)
+
+    def gathered(self) -> Result:
+        """What the run has gathered so far, with no answer written (a steered round)."""
+        sources = self.sources()
+        snippets = sum(1 for s in sources if s.snippet)
+        self.emit(PassagesKept(len(sources), sum(len(s.passages) for s in sources), snippets))
+        empty = finish_answer("", sources, replace(self.request, verify_cites=False))
+        outcome = WriteOutcome("", "none", 0)
+        return self.result(Drafted(sources, outcome, replace(empty, answer="")))
 
     def result(self, drafted: Drafted) -> Result:
         finished, g = drafted.finished, self.gathering

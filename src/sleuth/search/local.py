@@ -79,6 +79,7 @@ def _markdown_title(text: str) -> str:
 
 class LocalSearch:
     name = "local"
+    private = True  # nothing leaves the machine: queries may carry private words
 
     def __init__(self, pages: list[Page]) -> None:
         self.pages = pages

@@ -12,6 +12,7 @@ from ..types import SearchResult
 @dataclass(slots=True)  # not frozen: SearchBackend.name is a settable protocol member
 class NoSearch:
     name: str = "none"
+    private: bool = True  # nothing leaves the machine: queries may carry private words
 
     async def search(self, query: SearchQuery) -> list[SearchResult]:
         return []

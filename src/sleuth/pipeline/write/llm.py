@@ -78,6 +78,10 @@ def _extras(task: WriteTask) -> str:
         )
     if task.aspects:
         extra += "\nCover these aspects, one section each: " + "; ".join(task.aspects) + "."
+    if task.style.strip():
+        # The user's own words about tone, length and audience; the citation rules above and
+        # in the system prompt still hold whatever they say.
+        extra += "\nThe reader asks for this style: " + " ".join(task.style.split())[:500]
     return extra
 
 

@@ -1,0 +1,216 @@
+"""Steered research: a person guides a run stage by stage (the web UI and `ask --interactive`).
+
+    clarify  → up to three clarifying questions (none without a model); answers are optional
+    plan     → sub-queries the person may edit or rewrite
+    explore  → a round of search and reading; more rounds with the person's suggestions
+    write    → the cited report, in the tone, length and audience asked for
+    done
+
+`Steering` is the whole state, a value: each use case returns a new one, and each stage is
+saved as a session (the next stage's session names the previous one as its parent), so a past
+run reopens at the stage it reached, and going back to a stage keeps everything before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..engine import Engine
+from ..errors import UsageError
+from ..events import Event
+from ..store.codec import result_from_json
+from ..store.records import SessionRecord
+from ..think.vet import vet
+from ..types import Result, Source
+from .assemble import build_parts
+from .seeds import seed_results
+
+if TYPE_CHECKING:
+    from .application import Sleuth
+
+Stage = Literal["clarify", "plan", "explore", "write", "done"]
+STAGES: tuple[Stage, ...] = ("clarify", "plan", "explore", "write", "done")
+OnEvent = Callable[[Event], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Steering:
+    question: str
+    stage: Stage = "clarify"
+    questions: tuple[str, ...] = ()  # clarifying questions asked
+    answers: tuple[str, ...] = ()  # the person's answers, "" where skipped
+    plan: tuple[str, ...] = ()  # the sub-queries to search first
+    rounds: tuple[tuple[str, ...], ...] = ()  # what each explored round searched
+    style: str = ""  # the writing request
+    values: Mapping[str, Any] = field(default_factory=dict)  # the run's settings
+    result: Result | None = None  # sources gathered so far; the report once written
+    session_id: str | None = None  # the session this state was saved as
+
+    @property
+    def sources(self) -> tuple[Source, ...]:
+        return self.result.sources if self.result is not None else ()
+
+    @property
+    def brief(self) -> str:
+        """The question with the person's answers, for planning."""
+        answered = [f"{q} {a}" for q, a in zip(self.questions, self.answers, strict=False) if a]
+        return " ".join([self.question, *answered])
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "stage": self.stage,
+            "questions": list(self.questions),
+            "answers": list(self.answers),
+            "plan": list(self.plan),
+            "rounds": [list(r) for r in self.rounds],
+            "style": self.style,
+            "values": {k: v for k, v in self.values.items() if _jsonable(v)},
+        }
+
+    @classmethod
+    def from_record(cls, record: SessionRecord) -> Steering:
+        data = record.options.get("steering")
+        if not isinstance(data, dict):
+            raise UsageError(f"session {record.id} is not a steered run", setting="session")
+        return cls(
+            question=str(data.get("question", record.question)),
+            stage=data.get("stage", "clarify"),
+            questions=tuple(data.get("questions", ())),
+            answers=tuple(data.get("answers", ())),
+            plan=tuple(data.get("plan", ())),
+            rounds=tuple(tuple(r) for r in data.get("rounds", ())),
+            style=str(data.get("style", "")),
+            values=dict(data.get("values", {})),
+            result=record.result,
+            session_id=record.id,
+        )
+
+
+def _jsonable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool | list | tuple) or value is None
+
+
+async def start(app: Sleuth, question: str, **values: Any) -> Steering:
+    """Ask the clarifying questions; with none to ask, go straight to a plan."""
+    prepared = app.prepare(question, **values)
+    built = build_parts(prepared.settings, app.resources)
+    try:
+        asked = await built.parts.stages.clarifier.clarify(prepared.request.question.strip())
+    finally:
+        await built.aclose()
+    steering = Steering(prepared.request.question.strip(), "clarify", tuple(asked), values=values)
+    if not asked:
+        return await make_plan(app, steering)
+    return save(app, steering)
+
+
+async def make_plan(app: Sleuth, steering: Steering, answers: Sequence[str] = ()) -> Steering:
+    """A plan from the question and the answers given (the model's, vetted, or the
+    deterministic one without a model)."""
+    answered = replace(steering, answers=tuple(a.strip() for a in answers))
+    prepared = app.prepare(answered.question, **answered.values)
+    built = build_parts(prepared.settings, app.resources)
+    try:
+        proposed = await built.parts.stages.planner.plan(answered.brief)
+    finally:
+        await built.aclose()
+    plan = [v.query for q in proposed if (v := vet(q, answered.brief)).query]
+    return save(app, replace(answered, stage="plan", plan=tuple(dict.fromkeys(plan))))
+
+
+def edit_plan(app: Sleuth, steering: Steering, plan: Sequence[str]) -> Steering:
+    """The person's own plan replaces the proposed one (their words are not vetted)."""
+    queries = tuple(dict.fromkeys(" ".join(q.split())[:200] for q in plan if q.strip()))
+    if not queries:
+        raise UsageError("the plan needs at least one search", setting="plan")
+    return save(app, replace(steering, stage="plan", plan=queries, rounds=(), result=None))
+
+
+async def explore(
+    app: Sleuth,
+    steering: Steering,
+    suggestions: Sequence[str] = (),
+    on_event: OnEvent | None = None,
+) -> Steering:
+    """One round of search and reading: the plan first, then the person's suggestions."""
+    if steering.stage not in ("plan", "explore"):
+        raise UsageError("explore comes after the plan", setting="stage")
+    queries = list(steering.plan if not steering.rounds else ())
+    queries += [" ".join(s.split())[:200] for s in suggestions if s.strip()]
+    if not queries:
+        raise UsageError("another round needs a suggestion to search", setting="suggestions")
+    earlier = [q for r in steering.rounds for q in r]
+    prepared = app.prepare(steering.question, **{**steering.values, "deep": 1})
+    request = replace(prepared.request, seeds=seed_results(steering.sources))
+    built = build_parts(prepared.settings, app.resources)
+    from .application import finish
+
+    try:
+        events = Engine.of(built.parts).explore(request, queries, earlier)
+        result = await finish(events, on_event)
+    finally:
+        await built.aclose()
+    rounds = (*steering.rounds, tuple(queries))
+    return save(app, replace(steering, stage="explore", rounds=rounds, result=result))
+
+
+async def write(
+    app: Sleuth, steering: Steering, style: str = "", on_event: OnEvent | None = None
+) -> Steering:
+    """The cited report from everything gathered, written as asked."""
+    if not steering.sources:
+        raise UsageError("write needs at least one explored round", setting="stage")
+    prepared = app.prepare(steering.question, **{**steering.values, "output": "report"})
+    request = replace(
+        prepared.request,
+        seeds=seed_results(steering.sources),
+        style=style.strip()[:500],
+        max_sources=max(len(steering.sources), 1),
+    )
+    built = build_parts(prepared.settings, app.resources)
+    from .application import finish
+
+    try:
+        result = await finish(Engine.of(built.parts).rewrite(request), on_event)
+    finally:
+        await built.aclose()
+    return save(app, replace(steering, stage="done", style=style.strip(), result=result))
+
+
+def back(app: Sleuth, steering: Steering, stage: Stage) -> Steering:
+    """Return to `stage`, keeping everything decided before it (regenerate from there)."""
+    if STAGES.index(stage) > STAGES.index(steering.stage):
+        raise UsageError(f"the run has not reached {stage} yet", setting="stage")
+    if stage == "clarify":
+        steering = replace(steering, answers=(), plan=(), rounds=(), result=None)
+    elif stage == "plan":
+        steering = replace(steering, rounds=(), result=None)
+    elif stage in ("explore", "write"):
+        steering = replace(steering, style="")
+    return replace(steering, stage="explore" if stage == "write" else stage)
+
+
+def load(app: Sleuth, session_id: str) -> Steering:
+    return Steering.from_record(app.sessions.get(session_id))
+
+
+def save(app: Sleuth, steering: Steering) -> Steering:
+    """Save this stage as a session whose parent is the previous stage's."""
+    result = steering.result or _empty(steering.question)
+    record = SessionRecord.new(
+        steering.question,
+        result,
+        options={"depth": "steered", "steering": steering.to_json()},
+        plan=steering.plan,
+        parent_id=steering.session_id,
+    )
+    app.sessions.save(record)
+    return replace(steering, result=record.result if steering.result else None,
+                   session_id=record.id)  # fmt: skip
+
+
+def _empty(question: str) -> Result:
+    return result_from_json({"query": question, "answer": "", "confidence": "low"})

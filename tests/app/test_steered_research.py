@@ -1,0 +1,95 @@
+"""Steered research, the library first (issue 17, item 1): clarifying questions, an editable
+plan, rounds with the person's suggestions, a writing request, each stage saved and reopened."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from sleuth.app.application import Sleuth
+from sleuth.errors import UsageError
+from sleuth.settings import Settings
+from tests.llm.fake_servers import FakeLLMServer, Received, Reply
+from tests.testweb.server import TestWeb
+
+Q = "How long does Example Cloud keep audit logs by default?"
+
+
+def steering_model(request: Received) -> Reply:
+    """Clarifying questions, then a plan; the writer echoes the style it was asked for."""
+    prompt = " ".join(str(m.get("content", "")) for m in request.body["messages"])
+    if "clarifying" in prompt or "sharpen a research question" in prompt:
+        return Reply(chunks=[json.dumps(["Which region do you mean?", "Which plan tier?"])])
+    if "plan web searches" in prompt:
+        return Reply(chunks=[json.dumps(["Example Cloud audit log retention EU", "audit logs"])])
+    style = re.search(r"The reader asks for this style: (.+)", prompt)
+    said = style.group(1).strip() if style else "no style"
+    return Reply(chunks=[f"Audit logs are kept for 90 days by default [1]. ({said})"])
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLMServer]:
+    server = FakeLLMServer("openai", responder=steering_model).start()
+    yield server
+    server.stop()
+
+
+async def test_without_a_model_the_plan_is_deterministic_and_editable(
+    testweb_env: TestWeb,
+) -> None:
+    async with Sleuth(Settings.from_env()) as app:
+        state = await app.steer(Q, search="searxng", search_fallback="none")
+        assert state.stage == "plan" and state.questions == () and state.plan
+        edited = app.steer_edit(state, ["example cloud audit log retention policy"])
+        first = await app.steer_explore(edited)
+        assert "example cloud audit log retention policy" in testweb_env.searches
+        assert Q not in testweb_env.searches  # the edited plan is what was searched
+        assert first.stage == "explore" and first.sources
+        second = await app.steer_explore(first, ["audit log export"])
+        assert testweb_env.searches[-1] == "audit log export"
+        assert len(second.sources) >= len(first.sources)
+        assert second.rounds == (
+            ("example cloud audit log retention policy",),
+            ("audit log export",),
+        )
+        done = await app.steer_write(second, "short, for a manager")
+        assert done.stage == "done" and done.result is not None
+        assert done.result.answer and "[" in done.result.answer and done.result.citations
+        reopened = app.steer_load(done.session_id or "")
+        assert reopened.stage == "done" and reopened.rounds == second.rounds
+        parent = app.sessions.get(done.session_id or "").parent_id
+        assert parent == second.session_id  # each stage saved, chained
+
+
+async def test_with_a_model_questions_then_plan_then_a_styled_report(
+    testweb_env: TestWeb, llm: FakeLLMServer
+) -> None:
+    model = {"base_url": llm.url, "api_key": "k", "model": "m", "search": "searxng"}
+    async with Sleuth(Settings.from_env()) as app:
+        state = await app.steer(Q, **model)
+        assert state.stage == "clarify"
+        assert state.questions == ("Which region do you mean?", "Which plan tier?")
+        planned = await app.steer_plan(state, ["the EU", ""])  # the second answer skipped
+        assert planned.plan == ("Example Cloud audit log retention EU", "audit logs")
+        explored = await app.steer_explore(planned)
+        assert set(planned.plan) <= set(testweb_env.searches)
+        done = await app.steer_write(explored, "two sentences for auditors")
+        assert done.result is not None and "(two sentences for auditors)" in (
+            done.result.answer or ""
+        )
+        again = app.steer_back(done, "plan")
+        assert again.stage == "plan" and again.answers == ("the EU", "") and not again.sources
+
+
+async def test_stages_come_in_order() -> None:
+    async with Sleuth(Settings.from_env()) as app:
+        state = await app.steer(Q, search="none", search_fallback="none")
+        with pytest.raises(UsageError, match="explored round"):
+            await app.steer_write(state, "")
+        with pytest.raises(UsageError, match="not reached"):
+            app.steer_back(state, "done")
+        with pytest.raises(UsageError, match="at least one search"):
+            app.steer_edit(state, ["  "])
