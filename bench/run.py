@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -41,6 +42,7 @@ from .compare import (
 )
 from .goals import goals
 from .render import LatencyRow, goals_section, quality_table, speed_section
+from .service import measure_service, service_section
 from .speed import cli_runs, extraction_throughput
 from .startup import run_startup
 from .web import OfflineWeb
@@ -93,6 +95,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--cli-questions", type=int, default=5)
     ap.add_argument("--throughput-pages", type=int, default=300)
     ap.add_argument("--startup-runs", type=int, default=15)
+    ap.add_argument("--service-questions", type=int, default=21)
+    ap.add_argument("--service-requests", type=int, default=2000)
     ap.add_argument(
         "--baseline-src",
         type=Path,
@@ -197,7 +201,13 @@ def measure_speed(
             rows.append(LatencyRow(label, in_process, cli, cut))
     log("start-up and per-run overhead of the sleuth command")
     startup = run_startup(webs[0].env(), args.startup_runs, args.baseline_src)
-    return {"throughput": throughput, "latency": rows, "startup": startup}
+    log("service: cached answers at 50 clients, fresh quick runs")
+    cli_p50 = statistics.median(c.seconds for c in rows[0].cli) * 1000 if rows[0].cli else None
+    library_p50 = statistics.median(rows[0].in_process_ms) if rows[0].in_process_ms else None
+    service = measure_service(
+        webs[0].env(), nq[: args.service_questions], args.service_requests, cli_p50, library_p50
+    )
+    return {"throughput": throughput, "latency": rows, "startup": startup, "service": service}
 
 
 class Report:
@@ -247,6 +257,7 @@ class Report:
             "## Speed\n\n" + speed_section(self.speed["throughput"], self.speed["latency"])
         )
         parts.append("### Start-up and per-run overhead (issue 9)\n\n" + self.speed["startup"])
+        parts.append("### The service (issue 13)\n\n" + service_section(self.speed["service"]))
         parts.append("## Goals (issue 3, no LLM)\n\n" + goals_section(goals(self)))
         return "\n".join(parts)
 
@@ -313,6 +324,7 @@ class Report:
                 }
                 for r in self.speed["latency"]
             ],
+            "service": self.speed["service"].to_json(),
         }
 
 

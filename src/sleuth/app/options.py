@@ -32,6 +32,7 @@ class Saving:
     tags: tuple[str, ...] = ()
     parent_id: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    org: str | None = None  # the organization a service run belongs to
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +45,14 @@ class Prepared:
 def prepare(question: str, base: Settings, values: Mapping[str, Any]) -> Prepared:
     """Split `values` into engine settings, the request and saving; unknown names are refused."""
     given = {k: v for k, v in values.items() if v is not None}
+    inline = given.pop("schema") if isinstance(given.get("schema"), dict) else None
     table = {
         k: coerce(k, v)
         for k, v in given.items()
         if k in SETTINGS and SETTINGS[k].target != "output"
     }
+    if inline is not None:  # a schema given as JSON (the API) rather than as a file path
+        table["schema"] = inline
     loose = {k: v for k, v in given.items() if k not in SETTINGS}
     # Interface-only settings (json, out, verbose, ...) are the caller's business.
     settings_fields = {f.name for f in fields(Settings)}

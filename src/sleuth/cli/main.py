@@ -26,6 +26,8 @@ COMMAND_MODULES = (
     "sleuth.cli.followup_cmd",
     "sleuth.cli.config_cmd",
     "sleuth.cli.completion_cmd",
+    "sleuth.cli.keys_cmd",
+    "sleuth.cli.serve_cmd",
 )
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 

@@ -28,7 +28,7 @@ def _cost(value: float | None) -> str:
 
 
 def _summary_line(s: SessionSummary) -> str:
-    tags = "".join(f"  #{t}" for t in s.tags)
+    tags = "".join(f"  #{t}" for t in s.tags) + (f"  @{s.org}" if s.org else "")
     question = s.question if len(s.question) <= 70 else s.question[:69] + "…"
     return f"{s.id}  {question}{tags}  · {s.sources} sources · {_cost(s.cost_usd)}"
 
@@ -49,21 +49,23 @@ def sessions() -> None:
 @sessions.command("ls")
 @click.argument("filter_text", metavar="[FILTER]", required=False)
 @click.option("--tag", help="Only sessions with this tag.")
+@click.option("--org", help="Only runs made through the API with this organization's keys.")
 @table_option("json", dest="as_json")
-def ls_cmd(filter_text: str | None, tag: str | None, as_json: bool) -> None:
+def ls_cmd(filter_text: str | None, tag: str | None, org: str | None, as_json: bool) -> None:
     """List saved sessions, newest first; FILTER matches the question.
 
     \b
     Examples:
       sleuth sessions ls
       sleuth sessions ls "rate limit" --tag=client-x --json
+      sleuth sessions ls --org=acme
     """
-    found = _store().list(filter_text, tag)
+    found = _store().list(filter_text, tag, org=org)
     if as_json:
         click.echo(json.dumps([s.to_json() for s in found], ensure_ascii=False, indent=2))
         return
     if not found:
-        click.echo("no saved sessions" + (" match" if filter_text or tag else ""), err=True)
+        click.echo("no saved sessions" + (" match" if filter_text or tag or org else ""), err=True)
     for summary in found:
         click.echo(_summary_line(summary))
 

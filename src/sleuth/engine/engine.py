@@ -15,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 
-from ..errors import SleuthError, UsageError
+from ..errors import LLMNotConfigured, SleuthError, UsageError
 from ..events import Done, Event, Failed
 from ..llm.meter import Meter
 from ..pipeline.candidates import Candidate
@@ -158,7 +158,7 @@ def validate(request: ResearchRequest, stages: Stages) -> None:
     if request.schema is not None:
         check_schema(request.schema)
         if stages.structurer is None:
-            raise UsageError(
+            raise LLMNotConfigured(
                 "schema needs an LLM to fill it: configure an LLM endpoint (base_url) or set "
                 "OPENAI_API_KEY or ANTHROPIC_API_KEY",
                 setting="schema",

@@ -103,19 +103,19 @@ def parse_since(
 
 
 def parse_freshness(value: str, now: date | None = None) -> date:
-    """The API's `freshness`: pd, pw, pm, py, or YYYY-MM-DDtoYYYY-MM-DD (its start date)."""
+    """The API's `freshness`: pd, pw, pm, py, or YYYY-MM-DDtoYYYY-MM-DD (its earlier date: a
+    range written end first means the same range)."""
     now = now or today()
     if value in FRESHNESS:
         return now - timedelta(days=FRESHNESS[value])
     match = RANGE.match(value.strip())
     if match:
         try:
-            start, end = date.fromisoformat(match.group(1)), date.fromisoformat(match.group(2))
+            first, second = date.fromisoformat(match.group(1)), date.fromisoformat(match.group(2))
         except ValueError:
             pass
         else:
-            if start <= end:
-                return start
+            return min(first, second)
     raise UsageError(
         f"freshness must be pd, pw, pm, py or YYYY-MM-DDtoYYYY-MM-DD, not {value!r}",
         setting="freshness",

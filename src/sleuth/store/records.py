@@ -49,6 +49,7 @@ class SessionRecord:
     tags: tuple[str, ...] = ()
     parent_id: str | None = None
     models: tuple[str, ...] = ()  # models that wrote, planned or criticized, in call order
+    org: str | None = None  # the organization whose API key ran it (None: a local run)
 
     @classmethod
     def new(
@@ -63,6 +64,7 @@ class SessionRecord:
         parent_id: str | None = None,
         models: Iterable[str] = (),
         now: datetime | None = None,
+        org: str | None = None,
     ) -> SessionRecord:
         """A record with a fresh id; the result is stamped with that id."""
         moment = now or datetime.now(UTC)
@@ -78,6 +80,7 @@ class SessionRecord:
             tags=tuple(sorted(normalize_tags(tags))),
             parent_id=parent_id,
             models=tuple(models) or tuple(result.usage.by_model),
+            org=org,
         )
 
     @property
@@ -103,6 +106,7 @@ class SessionSummary:
     cost_usd: float | None
     parent_id: str | None
     models: tuple[str, ...]
+    org: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,6 +119,7 @@ class SessionSummary:
             "cost_usd": self.cost_usd,
             "parent_id": self.parent_id,
             "models": list(self.models),
+            "org": self.org,
         }
 
 

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import NotFoundError, UsageError
 from ..settings import sleuth_home
 from ..types import ModelUsage
 from .codec import result_from_json, result_to_json
+from .migrate import Step, enable_wal, migrate
 from .records import (
     SessionRecord,
     SessionStats,
@@ -58,10 +59,22 @@ def _v1_tables(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX session_tags_tag ON session_tags(tag)")
 
 
-# Append only: a database at user_version N runs MIGRATIONS[N:] on open.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables,)
+def _v2_org(conn: sqlite3.Connection) -> None:
+    """Runs made through the service belong to an organization; CLI runs have none."""
+    conn.execute("ALTER TABLE sessions ADD COLUMN org TEXT")
+    conn.execute("CREATE INDEX sessions_org ON sessions(org, created_at)")
 
-_SUMMARY_COLUMNS = "id, created_at, question, source_count, rounds, cost_usd, parent_id, models"
+
+# Append only: a database at user_version N runs MIGRATIONS[N:] on open.
+MIGRATIONS: tuple[Step, ...] = (_v1_tables, _v2_org)
+
+_SUMMARY_COLUMNS = (
+    "id, created_at, question, source_count, rounds, cost_usd, parent_id, models, org"
+)
+_INSERT = (
+    "INSERT INTO sessions (id, created_at, question, parent_id, models, source_count, rounds,"
+    " cost_usd, by_model, body, org) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def _body(record: SessionRecord) -> str:
@@ -109,27 +122,14 @@ class SessionStore:
         self.path = path or sessions_db_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with closing(self._open()) as conn:
-            conn.execute("PRAGMA journal_mode=WAL")
-            self._migrate(conn)
+            enable_wal(conn)
+            migrate(conn, MIGRATIONS)
 
     def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=FULL")
         return conn
-
-    @staticmethod
-    def _migrate(conn: sqlite3.Connection) -> None:
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                step(conn)
-                conn.execute(f"PRAGMA user_version = {number}")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -156,12 +156,12 @@ class SessionStore:
         row = (
             record.id, record.created_at, record.question, record.parent_id,
             json.dumps(list(record.models)), len(record.result.sources), usage.rounds,
-            usage.cost_usd, _by_model_json(record), _body(record),
+            usage.cost_usd, _by_model_json(record), _body(record), record.org,
         )  # fmt: skip
         with self._tx() as conn:
             if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
                 raise UsageError(f"session {record.id} already exists")
-            conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            conn.execute(_INSERT, row)
             conn.executemany(
                 "INSERT INTO session_tags VALUES (?, ?)",
                 [(record.id, tag) for tag in normalize_tags(record.tags)],
@@ -229,12 +229,13 @@ class SessionStore:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def get(self, ref: str) -> SessionRecord:
-        """The session whose id is `ref` or starts with it (a unique prefix)."""
+    def get(self, ref: str, *, org: str | None = None) -> SessionRecord:
+        """The session whose id is `ref` or starts with it (a unique prefix). With `org`, only
+        that organization's session whose id is exactly `ref`: another org's id is unknown."""
         with self._read() as conn:
-            session_id = _resolve(conn, ref)
+            session_id = _resolve(conn, ref) if org is None else _owned(conn, ref, org)
             row = conn.execute(
-                "SELECT id, created_at, question, parent_id, models, body FROM sessions"
+                "SELECT id, created_at, question, parent_id, models, body, org FROM sessions"
                 " WHERE id = ?",
                 (session_id,),
             ).fetchone()
@@ -251,6 +252,7 @@ class SessionStore:
             tags=tags,
             parent_id=row[3],
             models=tuple(json.loads(row[4])),
+            org=row[6],
         )
 
     def resolve(self, ref: str) -> str:
@@ -258,13 +260,23 @@ class SessionStore:
             return _resolve(conn, ref)
 
     def list(
-        self, filter_text: str | None = None, tag: str | None = None
+        self,
+        filter_text: str | None = None,
+        tag: str | None = None,
+        *,
+        org: str | None = None,
+        limit: int | None = None,
     ) -> tuple[SessionSummary, ...]:
-        """Sessions newest first; `filter_text` matches the question (case-insensitive)."""
-        sql, args = _where(filter_text, tag)
+        """Sessions newest first; `filter_text` matches the question (case-insensitive); `org`
+        keeps one organization's runs (those made through the service with its keys)."""
+        sql, args = _where(filter_text, tag, org)
+        if limit is not None:
+            sql += f" ORDER BY created_at DESC, id DESC LIMIT {int(limit)}"
+        else:
+            sql += " ORDER BY created_at DESC, id DESC"
         with self._read() as conn:
             rows = conn.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM sessions{sql} ORDER BY created_at DESC, id DESC",
+                f"SELECT {_SUMMARY_COLUMNS} FROM sessions{sql}",
                 args,
             ).fetchall()
             tags = _all_tags(conn)
@@ -295,15 +307,29 @@ class SessionStore:
 
 
 def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:
-    sid, created_at, question, sources, rounds, cost, parent_id, models = row
+    sid, created_at, question, sources, rounds, cost, parent_id, models, org = row
     return SessionSummary(
-        sid, created_at, question, tags, sources, rounds, cost, parent_id, tuple(json.loads(models))
+        sid,
+        created_at,
+        question,
+        tags,
+        sources,
+        rounds,
+        cost,
+        parent_id,
+        tuple(json.loads(models)),
+        org,
     )
 
 
-def _where(filter_text: str | None, tag: str | None) -> tuple[str, list[str]]:
+def _where(
+    filter_text: str | None, tag: str | None, org: str | None = None
+) -> tuple[str, list[str]]:
     clauses: list[str] = []
     args: list[str] = []
+    if org is not None:
+        clauses.append("org = ?")
+        args.append(org)
     if filter_text:
         escaped = filter_text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         clauses.append("question LIKE ? ESCAPE '\\'")
@@ -343,6 +369,16 @@ def _resolve(conn: sqlite3.Connection, ref: str) -> str:
         shown = ", ".join(ids[:3]) + (", …" if len(ids) > 3 else "")
         raise UsageError(f"{ref!r} matches several sessions ({shown}); give more of the id")
     return str(ids[0])
+
+
+def _owned(conn: sqlite3.Connection, session_id: str, org: str) -> str:
+    """`session_id` when `org` owns it; otherwise the same error as for an unknown id."""
+    row = conn.execute(
+        "SELECT id FROM sessions WHERE id = ? AND org = ?", (session_id.strip(), org)
+    ).fetchone()
+    if row is None:
+        raise NotFoundError(f"no run {session_id!r} in this organization")
+    return str(row[0])
 
 
 def _tags_of(conn: sqlite3.Connection, session_id: str) -> tuple[str, ...]:

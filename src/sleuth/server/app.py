@@ -1,0 +1,75 @@
+"""The ASGI app: `create_app(config)` wires the application (`Sleuth`), the service store, the
+routes, the error shape, request ids and access logs, metrics, and the interactive docs served
+from the package (Swagger UI from `fastapi-offline`: no CDN, no validator badge)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import version
+
+from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
+
+from ..app.application import Sleuth
+from ..settings import Settings
+from ..store.service import ServiceStore
+from . import errors
+from .bodylimit import BodyLimit
+from .config import Clock, ServerConfig, wall_clock
+from .metrics import Metrics
+from .observe import RequestLog
+from .research import Research
+from .routes import lookup, meta, research
+from .state import State
+
+DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
+in code), search and extract, for the organization of the API key (`X-API-Key` or
+`Authorization: Bearer`). Errors are `{"success": false, "error", "code", "retryable"}`."""
+
+
+def create_app(
+    config: ServerConfig | None = None,
+    *,
+    app: Sleuth | None = None,
+    store: ServiceStore | None = None,
+    clock: Clock = wall_clock,
+) -> FastAPI:
+    config = config or ServerConfig()
+    sleuth = app or Sleuth(Settings.from_env())
+    if store is None:
+        from ..store.service_sqlite import SqliteServiceStore
+
+        store = SqliteServiceStore(sleuth.home, sleuth.sessions)
+    metrics = Metrics()
+    state = State(
+        config, sleuth, store, clock, metrics, Research(sleuth, store, config, clock, metrics)
+    )
+
+    @asynccontextmanager
+    async def lifespan(api: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:  # runs still going have lost their clients: cancel them, then close
+            await state.research.aclose()
+            await sleuth.aclose()
+            await store.aclose()
+
+    api = FastAPIOffline(
+        title="Sleuth Research API",
+        version=version("sleuth"),
+        description=DESCRIPTION,
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+        static_url="/api/docs/static",
+        swagger_ui_parameters={"validatorUrl": None},
+        lifespan=lifespan,
+    )
+    api.state.sleuth = state
+    for module in (meta, research, lookup):
+        api.include_router(module.router)
+    errors.install(api)
+    api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    api.add_middleware(RequestLog, metrics=metrics)  # added last: outermost, sees every answer
+    return api

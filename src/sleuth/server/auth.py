@@ -1,0 +1,77 @@
+"""Who is calling: an API key (`X-API-Key` or `Authorization: Bearer`) resolved to its
+organization and scopes, as FastAPI dependencies so every route declares what it needs.
+
+An organization path that is not the caller's answers 404, exactly like a path that does not
+exist, so a key learns nothing about other organizations; that check comes before the scope
+check for the same reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from ..store.service import SCOPES
+from .config import OPEN_ORG
+from .errors import ApiError
+from .state import State, state_of
+
+api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
+bearer = HTTPBearer(auto_error=False, description="The same API key as a bearer token.")
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    org: str
+    scopes: tuple[str, ...]
+    plan: str
+    key_id: str | None  # None with open access
+
+
+async def principal(
+    request: Request,
+    api_key: Annotated[str | None, Depends(api_key_header)],
+    token: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> Principal:
+    state = state_of(request)
+    secret = api_key or (token.credentials if token is not None else None)
+    if not secret:
+        if state.config.open_access:
+            return Principal(OPEN_ORG, SCOPES, "open", None)
+        raise ApiError(401, "UNAUTHORIZED", "an API key is required (X-API-Key header)")
+    key = await state.store.key_for(secret.strip())
+    if key is None:
+        raise ApiError(401, "UNAUTHORIZED", "the API key is not valid or was revoked")
+    org = await state.store.org(key.org)
+    found = Principal(key.org, key.scopes, org.plan if org else "self-hosted", key.id)
+    request.state.org = found.org
+    return found
+
+
+Caller = Annotated[Principal, Depends(principal)]
+
+
+async def member(org: str, caller: Caller) -> Principal:
+    """The caller, when the path's organization is its own; else the 404 of an unknown path."""
+    if org != caller.org:
+        raise ApiError(404, "NOT_FOUND", "no such organization")
+    return caller
+
+
+def scoped(scope: str) -> Callable[..., Awaitable[Principal]]:
+    """A dependency: the caller, a member of the path's organization, holding `scope`."""
+
+    async def check(caller: Annotated[Principal, Depends(member)]) -> Principal:
+        if scope not in caller.scopes:
+            raise ApiError(403, "SCOPE_REQUIRED", f"this key lacks the {scope!r} scope")
+        return caller
+
+    return check
+
+
+Member = Annotated[Principal, Depends(member)]
+ServerState = Annotated[State, Depends(state_of)]

@@ -1,0 +1,45 @@
+"""How one `sleuth serve` node behaves: limits, time windows and the operator's run defaults."""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+Clock = Callable[[], float]  # epoch seconds; tests inject one they can move
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    open_access: bool = False  # no keys needed: every request is the org OPEN_ORG
+    run_slots: int = 4  # research runs at once on this node; more → 503 SERVER_BUSY
+    org_runs: int | None = 2  # runs at once per organization; more → 429
+    org_rate: int | None = None  # requests per minute per organization; more → 429
+    cache_ttl_s: float = 600.0  # identical requests within this are answered from the cache
+    idempotency_ttl_s: float = 86400.0
+    max_body_bytes: int = 1_000_000
+    retry_after_s: float = 1.0
+    # Setting values every run gets (the operator's: search backend, model endpoint...);
+    # requests can set only the run options the API exposes, never these.
+    defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+OPEN_ORG = "local"
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def wall_clock() -> float:
+    return time.time()

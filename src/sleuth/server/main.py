@@ -1,0 +1,119 @@
+"""Starting the server: who may call it, logging, and uvicorn (one process, or several
+workers sharing the SQLite store)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+
+from ..errors import UsageError
+from ..settings import sleuth_home
+from .app import create_app
+from .config import ServerConfig, is_loopback
+
+CONFIG_ENV = "SLEUTH_SERVE_CONFIG"  # how workers get the parent's configuration
+GRACE_S = 30  # in-flight requests get this long to finish on shutdown; then runs are cancelled
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    host: str
+    port: int
+    workers: int
+    no_auth: bool
+    run_slots: int
+    org_runs: int | None
+    org_rate: int | None
+    values: Mapping[str, Any]
+
+
+def access_mode(host: str, no_auth: bool, has_keys: bool) -> bool:
+    """Whether to serve openly (no key needed); refuses an open non-loopback server."""
+    if no_auth:
+        return True
+    if has_keys:
+        return False
+    if not is_loopback(host):
+        raise UsageError(
+            f"no API keys exist and --host {host} is not loopback: anyone who can reach it "
+            "could run research (and spend your model budget) here. Create a key with "
+            "`sleuth keys create --org NAME`, or pass --no-auth to serve openly on purpose."
+        )
+    return True
+
+
+def config_for(options: ServeOptions) -> ServerConfig:
+    import asyncio
+
+    from ..store.service_sqlite import SqliteServiceStore
+
+    has_keys = asyncio.run(SqliteServiceStore(sleuth_home()).has_keys())
+    return ServerConfig(
+        host=options.host,
+        port=options.port,
+        open_access=access_mode(options.host, options.no_auth, has_keys),
+        run_slots=options.run_slots,
+        org_runs=options.org_runs,
+        org_rate=options.org_rate,
+        defaults=MappingProxyType(dict(options.values)),
+    )
+
+
+def run(options: ServeOptions) -> None:
+    config = config_for(options)
+    setup_logging()
+    mode = "open (no key needed; org 'local')" if config.open_access else "API keys required"
+    print(
+        f"sleuth: Research API on http://{config.host}:{config.port}/api "
+        f"(docs /api/docs); access: {mode}",
+        file=sys.stderr,
+        flush=True,
+    )
+    common: dict[str, Any] = {
+        "host": config.host,
+        "port": config.port,
+        "access_log": False,  # our own JSON access log has org, route, cost and request id
+        "timeout_graceful_shutdown": GRACE_S,
+        "log_level": "info",
+    }
+    if options.workers == 1:
+        uvicorn.run(create_app(config), **common)
+        return
+    os.environ[CONFIG_ENV] = json.dumps(_config_json(config), default=str)
+    uvicorn.run("sleuth.server.main:worker_app", factory=True, workers=options.workers, **common)
+
+
+def worker_app() -> FastAPI:
+    """The app of one worker process, from the configuration its parent left in the env."""
+    setup_logging()
+    data = json.loads(os.environ[CONFIG_ENV])
+    data["defaults"] = MappingProxyType(data["defaults"])
+    return create_app(ServerConfig(**data))
+
+
+def _config_json(config: ServerConfig) -> dict[str, Any]:
+    data = {f.name: getattr(config, f.name) for f in fields(config) if f.name != "defaults"}
+    data["defaults"] = {k: list(v) if isinstance(v, tuple) else v
+                        for k, v in config.defaults.items()}  # fmt: skip
+    return data
+
+
+def setup_logging() -> None:
+    """JSON access lines and errors on stderr, one line each."""
+    logger = logging.getLogger("sleuth.server")
+    if logger.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False

@@ -1,0 +1,142 @@
+"""`POST /api/orgs/{org}/search` (ranked results; `advanced` reads the top ones and attaches
+their passages; `include_answer` adds a short cited answer from them) and
+`POST /api/orgs/{org}/extract` (read the pages given and fill a schema from them)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+
+from ...app.lookup import ReadHit, trace_values
+from ...types import Result
+from ..auth import Principal, ServerState, scoped
+from ..idempotency import idempotent
+from ..models import ExtractBody, ExtractResponse, SearchBody, SearchResponse
+from ..research import Tally
+from .common import POST_ERRORS, check_rate, documented
+from .research import IdempotencyKey
+
+router = APIRouter()
+READ_TOP = 5  # advanced search reads this many of the top results
+LOOKUP_LEASE_S = 120.0
+
+
+@router.post(
+    "/api/orgs/{org}/search",
+    response_model=SearchResponse,
+    responses=documented(*POST_ERRORS),
+    summary="Ranked web results, optionally read, with passages and a short answer",
+    tags=["search"],
+)
+async def search(
+    org: str,
+    body: SearchBody,
+    request: Request,
+    caller: Annotated[Principal, Depends(scoped("search"))],
+    state: ServerState,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    """One search (metered as one search, plus the pages an advanced search reads)."""
+    await check_rate(state, caller.org)
+    values = {**state.config.defaults, **body.filter_values()}
+
+    async def work(tally: Tally) -> dict[str, Any]:
+        tally.searches = 1
+        if body.search_depth == "advanced":
+            hits = await state.app.search_read(
+                body.query, limit=body.limit, read=READ_TOP, **values
+            )
+        else:
+            found = await state.app.search(body.query, limit=body.limit, **values)
+            hits = [ReadHit(r) for r in found]
+        tally.pages = sum(1 for h in hits if h.relevance is not None)
+        out: dict[str, Any] = {
+            "query": body.query,
+            "results": [_hit(h, i) for i, h in enumerate(hits)],
+        }
+        if body.include_answer and hits:
+            top = [h.result for h in hits[:READ_TOP]]
+            answer = await state.app.answer_from(body.query, top, **values)
+            out["answer"] = answer.answer
+            out["citations"] = answer.to_json()["citations"]
+        out["usage"] = {"searches": tally.searches, "pages_read": tally.pages}
+        return out
+
+    async def run() -> JSONResponse:
+        return JSONResponse(await state.research.metered(caller.org, LOOKUP_LEASE_S, work))
+
+    payload = body.model_dump(mode="json", by_alias=True)
+    return await idempotent(request, state, caller.org, payload, run)
+
+
+def _hit(hit: ReadHit, index: int) -> dict[str, Any]:
+    r = hit.result
+    out: dict[str, Any] = {
+        "title": r.title,
+        "url": r.url,
+        "snippet": r.snippet,
+        "score": round(1.0 / (index + 1), 4),
+    }
+    if r.published:
+        out["published"] = r.published
+    if hit.relevance is not None:
+        out["passages"] = [
+            {"text": p.text, "score": round(p.score, 4), "start": p.start} for p in hit.passages
+        ]
+        out["relevance_score"] = round(hit.relevance, 4)
+    elif hit.skipped:
+        out["skipped"] = hit.skipped
+    return out
+
+
+@router.post(
+    "/api/orgs/{org}/extract",
+    response_model=ExtractResponse,
+    responses=documented(*POST_ERRORS),
+    summary="Fill a schema (or answer a prompt) from pages you name",
+    tags=["extract"],
+)
+async def extract(
+    org: str,
+    body: ExtractBody,
+    request: Request,
+    caller: Annotated[Principal, Depends(scoped("extract"))],
+    state: ServerState,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    """Reads up to 10 URLs through the same guarded fetcher as research (no private
+    addresses) and has the model fill `schema` and/or answer `prompt` from them, citing them;
+    `trace` names the sources containing each filled value. Needs an LLM (else 503)."""
+    await check_rate(state, caller.org)
+
+    async def work(tally: Tally) -> dict[str, Any]:
+        result, hits = await state.app.extract(
+            body.urls, prompt=body.prompt, schema=body.schema_, **state.config.defaults
+        )
+        tally.pages = sum(1 for h in hits if h.result.page is not None)
+        return _extracted(result, hits, tally)
+
+    async def run() -> JSONResponse:
+        return JSONResponse(await state.research.metered(caller.org, LOOKUP_LEASE_S, work))
+
+    payload = body.model_dump(mode="json", by_alias=True)
+    return await idempotent(request, state, caller.org, payload, run)
+
+
+def _extracted(result: Result, hits: list[ReadHit], tally: Tally) -> dict[str, Any]:
+    data = result.to_json()
+    out: dict[str, Any] = {k: data[k] for k in ("citations", "sources")}
+    if result.data is not None:
+        out["data"] = result.data
+    else:
+        out["answer"] = result.answer
+    out["trace"] = trace_values(result.data, result.sources) if result.data is not None else {}
+    out["pages"] = [
+        {"url": h.result.url, "read": h.result.page is not None}
+        | ({"reason": h.skipped} if h.skipped else {})
+        for h in hits
+    ]
+    out["usage"] = {"searches": 0, "pages_read": tally.pages}
+    return out

@@ -1,0 +1,56 @@
+"""`POST /api/orgs/{org}/research`: a cited answer, exactly the result of `sleuth ask --json`
+plus `cached`, saved as a session of the organization."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header, Request
+from fastapi.responses import JSONResponse, Response
+
+from ..auth import Principal, ServerState, scoped
+from ..idempotency import idempotent
+from ..models import ResearchBody, ResearchResult
+from .common import POST_ERRORS, check_rate, documented
+
+router = APIRouter()
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=r"^[!-~]{1,255}$",
+        description="Retries with the same key get the first response (24 h): 1 to 255 "
+        "visible ASCII characters, such as a UUID.",
+    ),
+]
+
+
+@router.post(
+    "/api/orgs/{org}/research",
+    response_model=ResearchResult,
+    responses=documented(*POST_ERRORS),
+    summary="Answer a question from the web with checked citations",
+    tags=["research"],
+)
+async def research(
+    org: str,
+    body: ResearchBody,
+    request: Request,
+    caller: Annotated[Principal, Depends(scoped("research"))],
+    state: ServerState,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    """Search, read, keep passages, write, check every citation. Identical requests within 10
+    minutes are answered from the cache (`cached: true`, not metered); identical requests in
+    flight share one run. Quick runs stop after 45 s, deep runs after 150 s (504)."""
+    await check_rate(state, caller.org)
+    payload = body.model_dump(mode="json", by_alias=True)
+
+    async def run() -> JSONResponse:
+        values = {"query": body.query, **body.values()}
+        answer = await state.research.answer(caller.org, values, no_cache=body.no_cache)
+        request.state.cached = answer.cached
+        request.state.cost_usd = 0.0 if answer.cached else answer.body["usage"]["cost_usd"]
+        return JSONResponse(answer.body)
+
+    return await idempotent(request, state, caller.org, payload, run)

@@ -1,0 +1,32 @@
+"""What a running server holds: its configuration, the application, the store, the clock,
+the metrics and the research service. One per app, reached from a request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fastapi import Request
+
+from ..store.service import ServiceStore
+from .config import Clock, ServerConfig
+from .metrics import Metrics
+
+if TYPE_CHECKING:
+    from ..app.application import Sleuth
+    from .research import Research
+
+
+@dataclass(slots=True)
+class State:
+    config: ServerConfig
+    app: Sleuth
+    store: ServiceStore
+    clock: Clock
+    metrics: Metrics
+    research: Research
+
+
+def state_of(request: Request) -> State:
+    state: State = request.app.state.sleuth
+    return state

@@ -1,0 +1,209 @@
+"""The service's state behind one port: keys, organizations, quotas and usage, idempotency
+records, the result cache, in-flight run claims, and the organization's saved sessions.
+
+`ServiceStore` is what the server is written against; `SqliteServiceStore` (one file under
+SLEUTH_HOME) implements it for one machine, and a PostgreSQL implementation can be dropped in
+for many replicas without touching a route. Every decision that two replicas could race on is
+one call here, so each backend can make it atomic its own way (SQLite: one `BEGIN IMMEDIATE`
+transaction; PostgreSQL: a row lock or a conditional `UPDATE`): admitting a run against a quota
+and a concurrency limit, claiming an idempotency key, claiming an identical request in flight.
+
+Times are epoch seconds passed in by the caller, so a test can move the clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from ..errors import UsageError
+from .sessions import SessionStore
+
+SCOPES = ("research", "search", "extract")
+KEY_PREFIX = "slk_"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """A stored key: its public id and organization, never the secret (only its hash is kept)."""
+
+    id: str
+    org: str
+    scopes: tuple[str, ...]
+    created_at: str
+    revoked_at: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class Org:
+    name: str
+    plan: str = "self-hosted"
+    quota_searches: int | None = None  # per calendar month (UTC); None: unlimited
+    quota_pages: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A fresh run may start; `reservation` is settled (or released) when it ends."""
+
+    reservation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Why a run may not start: the quota is used up, or the organization already has its
+    allowed number of runs going (`retry_after` seconds is a fair wait)."""
+
+    reason: Literal["quota", "busy"]
+    meter: str = ""
+    retry_after: float = 1.0
+
+
+Admission = Admitted | Refused
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotency:
+    """What a POST with an `Idempotency-Key` should do: `new` (run it, then record the
+    response), `running` (the first attempt is still going), `done` (answer with the stored
+    response) or `reused` (the key came with a different request)."""
+
+    state: Literal["new", "running", "done", "reused"]
+    status: int = 0
+    body: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageDay:
+    day: str  # YYYY-MM-DD (UTC)
+    searches: int = 0
+    pages_read: int = 0
+    runs: int = 0
+    cached: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReport:
+    org: str
+    period: str  # YYYY-MM: the quotas' month
+    searches: int
+    pages_read: int
+    quota_searches: int | None
+    quota_pages: int | None
+    days: tuple[UsageDay, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """What a finished run cost, metered against its organization's quotas."""
+
+    searches: int = 0
+    pages_read: int = 0
+
+
+class ServiceStore(Protocol):
+    """The service's state. Every method may be called from many requests at once."""
+
+    @property
+    def sessions(self) -> SessionStore: ...
+
+    async def ping(self) -> None:
+        """Raise when the storage cannot be reached (readiness)."""
+
+    # -- organizations and keys ----------------------------------------------------------------
+    async def create_key(
+        self, org: str, scopes: tuple[str, ...], *, now: float, quotas: Mapping[str, int | None]
+    ) -> tuple[ApiKey, str]:
+        """A new key for `org` (created if new; `quotas` given are set): the record and the
+        secret, which is returned this once and stored only as a hash."""
+
+    async def key_for(self, secret: str) -> ApiKey | None:
+        """The active key whose secret this is, or None."""
+
+    async def keys(self, org: str | None = None) -> list[ApiKey]: ...
+
+    async def revoke_key(self, key_id: str, *, now: float) -> ApiKey | None: ...
+
+    async def has_keys(self) -> bool: ...
+
+    async def org(self, name: str) -> Org | None: ...
+
+    # -- quotas, concurrency and usage ------------------------------------------------------------
+    async def admit(
+        self, org: str, *, now: float, lease_s: float, max_running: int | None
+    ) -> Admission:
+        """Atomically check the org's quotas (a unit held by a running run counts as spent) and
+        running-run limit, and reserve one run slot for up to `lease_s` seconds."""
+
+    async def settle(self, org: str, reservation: str, spent: Spent, *, now: float) -> None:
+        """Meter a finished run's searches and pages and free its reservation."""
+
+    async def release(self, reservation: str) -> None:
+        """Free a reservation without metering (the run never searched)."""
+
+    async def count_cached(self, org: str, *, now: float) -> None:
+        """Record an answer served from the cache (not metered against quotas)."""
+
+    async def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport: ...
+
+    async def hit_rate(self, org: str, *, now: float, per_minute: int) -> float | None:
+        """Count one request against the org's per-minute limit: None when allowed, else the
+        seconds until the window turns."""
+
+    # -- idempotency --------------------------------------------------------------------------
+    async def claim_key(
+        self, org: str, key: str, fingerprint: str, *, now: float, lease_s: float
+    ) -> Idempotency: ...
+
+    async def finish_key(
+        self, org: str, key: str, status: int, body: bytes, *, now: float, ttl_s: float
+    ) -> None: ...
+
+    async def drop_key(self, org: str, key: str) -> None:
+        """Forget a claim whose request ended without a response worth replaying."""
+
+    # -- the result cache and runs in flight ---------------------------------------------------
+    async def cached(
+        self, org: str, fingerprint: str, *, now: float, ttl_s: float
+    ) -> bytes | None: ...
+
+    async def cache(self, org: str, fingerprint: str, body: bytes, *, now: float) -> None: ...
+
+    async def claim_flight(
+        self, org: str, fingerprint: str, owner: str, *, now: float, lease_s: float
+    ) -> bool:
+        """Claim the one run of an identical request (True), unless another live owner has it;
+        a claim whose lease ran out (its process died) can be taken over."""
+
+    async def end_flight(self, org: str, fingerprint: str, owner: str) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+def new_secret() -> tuple[str, str]:
+    """(key id, full secret). The id is public (listings, logs); the secret is `slk_<id>_<32
+    random bytes in hex>` so a leaked key names itself and can be revoked by id."""
+    key_id = secrets.token_hex(4)
+    return key_id, f"{KEY_PREFIX}{key_id}_{secrets.token_hex(32)}"
+
+
+def hash_secret(secret: str) -> str:
+    """SHA-256 of the secret. Keys are 256 random bits, so a fast hash is enough: nothing can
+    be guessed that a slow hash would protect (passwords need one; random keys do not)."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def check_scopes(scopes: tuple[str, ...]) -> tuple[str, ...]:
+    unknown = [s for s in scopes if s not in SCOPES]
+    if unknown:
+        raise UsageError(
+            f"unknown scope(s) {', '.join(unknown)}; known: {', '.join(SCOPES)}", setting="scopes"
+        )
+    return tuple(dict.fromkeys(scopes))

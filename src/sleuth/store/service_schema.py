@@ -1,0 +1,81 @@
+"""The SQLite service store's schema and the queries several of its decisions share."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from typing import Any
+
+from .service import ApiKey, Org, Refused
+
+
+def v1(conn: sqlite3.Connection) -> None:
+    for sql in (
+        """CREATE TABLE orgs (name TEXT PRIMARY KEY, plan TEXT NOT NULL, created_at TEXT NOT NULL,
+            quota_searches INTEGER, quota_pages INTEGER)""",
+        """CREATE TABLE api_keys (id TEXT PRIMARY KEY, org TEXT NOT NULL REFERENCES orgs(name),
+            hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL, created_at TEXT NOT NULL,
+            revoked_at TEXT)""",
+        """CREATE TABLE usage_days (org TEXT NOT NULL, day TEXT NOT NULL,
+            searches INTEGER NOT NULL DEFAULT 0, pages_read INTEGER NOT NULL DEFAULT 0,
+            runs INTEGER NOT NULL DEFAULT 0, cached INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (org, day))""",
+        """CREATE TABLE reservations (id TEXT PRIMARY KEY, org TEXT NOT NULL,
+            expires_at REAL NOT NULL)""",
+        "CREATE INDEX reservations_org ON reservations(org)",
+        """CREATE TABLE rate_windows (org TEXT NOT NULL, minute INTEGER NOT NULL,
+            hits INTEGER NOT NULL, PRIMARY KEY (org, minute))""",
+        """CREATE TABLE idempotency (org TEXT NOT NULL, key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL, done INTEGER NOT NULL, status INTEGER NOT NULL,
+            body BLOB, expires_at REAL NOT NULL, PRIMARY KEY (org, key))""",
+        """CREATE TABLE result_cache (org TEXT NOT NULL, fingerprint TEXT NOT NULL,
+            body BLOB NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (org, fingerprint))""",
+        """CREATE TABLE flights (org TEXT NOT NULL, fingerprint TEXT NOT NULL, owner TEXT NOT NULL,
+            expires_at REAL NOT NULL, PRIMARY KEY (org, fingerprint))""",
+    ):
+        conn.execute(sql)
+
+
+MIGRATIONS = (v1,)
+
+
+def moment(now: float) -> datetime:
+    return datetime.fromtimestamp(now, UTC)
+
+
+def key_row(row: tuple[Any, ...]) -> ApiKey:
+    return ApiKey(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4])
+
+
+def org_row(conn: sqlite3.Connection, name: str) -> Org | None:
+    row = conn.execute(
+        "SELECT name, plan, quota_searches, quota_pages FROM orgs WHERE name = ?", (name,)
+    ).fetchone()
+    return Org(*row) if row else None
+
+
+def month_used(conn: sqlite3.Connection, org: str, now: float) -> tuple[int, int]:
+    month = moment(now).strftime("%Y-%m")
+    row = conn.execute(
+        "SELECT coalesce(sum(searches), 0), coalesce(sum(pages_read), 0) FROM usage_days"
+        " WHERE org = ? AND substr(day, 1, 7) = ?",
+        (org, month),
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+def over_quota(
+    conn: sqlite3.Connection, org: Org | None, running: int, now: float
+) -> Refused | None:
+    """A refusal when a meter is used up, counting one unit for each run still going."""
+    if org is None or (org.quota_searches is None and org.quota_pages is None):
+        return None
+    searches, pages = month_used(conn, org.name, now)
+    for meter, used, limit in (
+        ("searches", searches, org.quota_searches),
+        ("pages_read", pages, org.quota_pages),
+    ):
+        if limit is not None and used + running >= limit:
+            return Refused("quota", meter)
+    return None

@@ -1,0 +1,134 @@
+"""The service store (SQLite): keys hashed, quotas admitted atomically, idempotency claims,
+the result cache's window, in-flight claims with leases, and migrations under concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sleuth.errors import UsageError
+from sleuth.store.service import Admitted, Refused, Spent
+from sleuth.store.service_sqlite import SqliteServiceStore
+
+NOW = 1_790_000_000.0  # a fixed moment; every call is given its time
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteServiceStore:
+    return SqliteServiceStore(tmp_path / "home")
+
+
+async def test_a_key_is_shown_once_and_stored_only_as_a_hash(
+    store: SqliteServiceStore,
+) -> None:
+    key, secret = await store.create_key("acme", ("research",), now=NOW, quotas={})
+    assert secret.startswith(f"slk_{key.id}_") and len(secret) > 40
+    assert (await store.key_for(secret)) == key
+    assert await store.key_for(secret + "x") is None
+    files = [p for p in store.path.parent.iterdir() if p.name.startswith("service.db")]
+    assert files and all(secret.encode() not in p.read_bytes() for p in files)
+    revoked = await store.revoke_key(key.id, now=NOW + 1)
+    assert revoked is not None and not revoked.active
+    assert await store.key_for(secret) is None
+    assert not await store.has_keys()
+
+
+async def test_unknown_scopes_are_refused(store: SqliteServiceStore) -> None:
+    with pytest.raises(UsageError, match="unknown scope"):
+        await store.create_key("acme", ("research", "admin"), now=NOW, quotas={})
+
+
+async def test_concurrent_admissions_cannot_both_spend_the_last_unit(
+    store: SqliteServiceStore,
+) -> None:
+    await store.create_key("acme", ("research",), now=NOW, quotas={"searches": 3})
+    first = await store.admit("acme", now=NOW, lease_s=60, max_running=None)
+    assert isinstance(first, Admitted)
+    await store.settle("acme", first.reservation, Spent(2, 5), now=NOW)
+    # One unit left: of 20 concurrent admissions exactly one gets it.
+    outcomes = await asyncio.gather(
+        *(store.admit("acme", now=NOW, lease_s=60, max_running=None) for _ in range(20))
+    )
+    admitted = [o for o in outcomes if isinstance(o, Admitted)]
+    assert len(admitted) == 1
+    refused = [o for o in outcomes if isinstance(o, Refused)]
+    assert len(refused) == 19 and {o.reason for o in refused} == {"quota"}
+    await store.settle("acme", admitted[0].reservation, Spent(1, 2), now=NOW)
+    report = await store.usage("acme", now=NOW)
+    assert (report.searches, report.pages_read, report.quota_searches) == (3, 7, 3)
+    assert report.days[0].runs == 2
+
+
+async def test_running_limit_and_lease_expiry(store: SqliteServiceStore) -> None:
+    a = await store.admit("acme", now=NOW, lease_s=10, max_running=1)
+    b = await store.admit("acme", now=NOW + 1, lease_s=10, max_running=1)
+    assert isinstance(a, Admitted) and isinstance(b, Refused) and b.reason == "busy"
+    # The first run's process died: its lease runs out and the slot is free again.
+    c = await store.admit("acme", now=NOW + 11, lease_s=10, max_running=1)
+    assert isinstance(c, Admitted)
+
+
+async def test_idempotency_claims(store: SqliteServiceStore) -> None:
+    assert (await store.claim_key("a", "k", "fp1", now=NOW, lease_s=60)).state == "new"
+    assert (await store.claim_key("a", "k", "fp1", now=NOW, lease_s=60)).state == "running"
+    assert (await store.claim_key("a", "k", "fp2", now=NOW, lease_s=60)).state == "reused"
+    assert (await store.claim_key("b", "k", "fp2", now=NOW, lease_s=60)).state == "new"
+    await store.finish_key("a", "k", 200, b'{"x":1}', now=NOW, ttl_s=86400)
+    done = await store.claim_key("a", "k", "fp1", now=NOW + 3600, lease_s=60)
+    assert (done.state, done.status, done.body) == ("done", 200, b'{"x":1}')
+    assert (await store.claim_key("a", "k", "fp1", now=NOW + 86401, lease_s=60)).state == "new"
+    await store.drop_key("a", "k")
+    assert (await store.claim_key("a", "k", "fp9", now=NOW, lease_s=60)).state == "new"
+
+
+async def test_result_cache_window_and_org_isolation(store: SqliteServiceStore) -> None:
+    await store.cache("a", "fp", b"body", now=NOW)
+    assert await store.cached("a", "fp", now=NOW + 60, ttl_s=600) == b"body"
+    assert await store.cached("b", "fp", now=NOW + 60, ttl_s=600) is None
+    assert await store.cached("a", "fp", now=NOW + 601, ttl_s=600) is None
+
+
+async def test_flight_claims_are_exclusive_until_released_or_expired(
+    store: SqliteServiceStore,
+) -> None:
+    assert await store.claim_flight("a", "fp", "one", now=NOW, lease_s=30)
+    assert not await store.claim_flight("a", "fp", "two", now=NOW + 1, lease_s=30)
+    assert await store.claim_flight("a", "fp", "two", now=NOW + 31, lease_s=30)
+    await store.end_flight("a", "fp", "one")  # not the owner any more: nothing happens
+    assert not await store.claim_flight("a", "fp", "three", now=NOW + 32, lease_s=30)
+    await store.end_flight("a", "fp", "two")
+    assert await store.claim_flight("a", "fp", "three", now=NOW + 33, lease_s=30)
+
+
+async def test_rate_window(store: SqliteServiceStore) -> None:
+    start = 60.0 * int(NOW // 60)
+    assert [await store.hit_rate("a", now=start, per_minute=2) for _ in range(2)] == [None, None]
+    wait = await store.hit_rate("a", now=start + 15, per_minute=2)
+    assert wait == 45
+    assert await store.hit_rate("a", now=start + 60, per_minute=2) is None
+
+
+OPEN_BOTH = """
+import sys
+from pathlib import Path
+from sleuth.store.service_sqlite import SqliteServiceStore
+SqliteServiceStore(Path(sys.argv[1]))
+"""
+
+
+def test_first_use_by_many_processes_at_once_migrates_once(tmp_path: Path) -> None:
+    home = tmp_path / "fresh"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", OPEN_BOTH, str(home)], stderr=subprocess.PIPE)
+        for _ in range(8)
+    ]
+    errors = [p.communicate(timeout=60)[1].decode() for p in procs]
+    assert all(p.returncode == 0 for p in procs), errors
+    for name, version in (("service.db", 1), ("sessions.db", 2)):
+        with sqlite3.connect(home / name) as conn:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == version
