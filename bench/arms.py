@@ -107,6 +107,7 @@ async def _write_whole(question: str, pages: list[Page], elapsed_ms: int) -> Res
         sources=sources,
         queries=(question,),
         confidence=finished.confidence,
+        confidence_reasons=finished.confidence_reasons,
         verification=finished.verification,
         source_trust=finished.source_trust,
         usage=Usage(searches=1, pages_read=len(pages), duration_ms=elapsed_ms),

@@ -29,7 +29,9 @@ from sleuth.evaluate.questions import Question, load_questions, sample, with_gol
 from sleuth.evaluate.report import summary_json
 from sleuth.evaluate.runner import SleuthArm, proxy_environment, run_arm
 from sleuth.evaluate.score import Score, summarize
+from sleuth.evaluate.unanswerable import Unanswerable, hide_gold
 
+from . import honesty
 from .arms import ARMS, BASELINES, DEEP_ROUNDS, DEFAULT_ARMS, REFERENCE, SLEUTH_ARMS
 from .compare import (
     Comparison,
@@ -41,6 +43,9 @@ from .compare import (
     run_stats_table,
 )
 from .goals import goals
+from .kb import kb_section
+from .kb import markdown as kb_markdown
+from .kb import to_json as kb_json
 from .render import LatencyRow, goals_section, quality_table, speed_section
 from .service import measure_service, service_section
 from .speed import cli_runs, extraction_throughput
@@ -103,6 +108,13 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         default=None,
         help="another checkout's src/ whose CLI start-up is timed beside this one",
     )
+    ap.add_argument(
+        "--kb",
+        choices=("bm25", "hybrid", "off"),
+        default="bm25",
+        help="knowledge-base section (bench/kb.py): ingest, latency and BM25 recall (default); "
+        "hybrid also embeds a pooled sub-corpus (slow: 65 min on 2 loaded cores); off skips it",
+    )
     return ap.parse_args(argv)
 
 
@@ -125,6 +137,14 @@ def settings_for(web: OfflineWeb) -> Settings:
     return Settings(
         search="searxng", search_fallback="none", no_cache=True, env={**os.environ, **web.env()}
     )
+
+
+def hidden_ids_file(hidden: Unanswerable) -> Path:
+    """The ids offline_web.py --hide-ids leaves out, one a line."""
+    fd, name = tempfile.mkstemp(prefix="sleuth-bench-hidden-", suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write("".join(f"{i}\n" for i in sorted(hidden.hidden_ids)))
+    return Path(name)
 
 
 def quality(
@@ -157,22 +177,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     docs = load_docs(args.shared / "bench" / "docs.jsonl")
     questions = pick_questions(args.shared, docs, args.sample, args.seed)
-    webs = [
-        OfflineWeb(
-            args.shared / "tools" / "offline_web.py", args.shared / "bench" / "docs.jsonl", extra
-        )
-        for _, extra in CONDITIONS
-    ]
+    hidden = hide_gold(questions, docs)
+    hidden_file = hidden_ids_file(hidden)
+    tool, corpus = args.shared / "tools" / "offline_web.py", args.shared / "bench" / "docs.jsonl"
+    webs = [OfflineWeb(tool, corpus, extra) for _, extra in CONDITIONS]
+    webs.append(OfflineWeb(tool, corpus, ("--hide-ids", str(hidden_file))))
     try:
-        log("starting three offline webs (indexing 17k pages)")
+        log("starting four offline webs (indexing 17k pages)")
         for web in webs:
             web.wait_ready()
         scores = quality(webs[0], arms, questions)
-        speed = measure_speed(args, webs, docs, questions)
+        log(f"unanswerable: {len(hidden.questions)} questions, gold pages hidden")
+        unanswerable = quality(
+            webs[-1], [a for a in honesty.UNANSWERABLE_ARMS if a in arms], hidden.questions
+        )
+        speed = measure_speed(args, webs[: len(CONDITIONS)], docs, questions)
     finally:
         for web in webs:
             web.stop()
+        hidden_file.unlink(missing_ok=True)
+    if args.kb != "off":
+        log(f"knowledge base section ({args.kb})")
+        speed["kb"] = kb_section(args.shared, seed=args.seed, hybrid=args.kb == "hybrid")
     report = Report(args, arms, questions, scores, speed, time.monotonic() - started)
+    report.unanswerable = unanswerable
     md_path = report.write(args.out)
     print(report.markdown())
     log(f"results written to {md_path}")
@@ -222,6 +250,7 @@ class Report:
     ) -> None:
         self.args, self.arms, self.questions, self.seconds = args, arms, questions, seconds
         self.scores, self.speed = scores, speed
+        self.unanswerable: dict[str, list[Score]] = {}
         self.rows = {
             label: {arm: [s for s in rows if s.dataset == label] for arm, rows in scores.items()}
             for label, _, _ in DATASETS
@@ -258,6 +287,13 @@ class Report:
         )
         parts.append("### Start-up and per-run overhead (issue 9)\n\n" + self.speed["startup"])
         parts.append("### The service (issue 13)\n\n" + service_section(self.speed["service"]))
+        if "kb" in self.speed:
+            parts.append(kb_markdown(self.speed["kb"]))
+        parts.append(
+            "## Honesty: calibration (issue 10)\n\n"
+            + honesty.section(self.scores, self.unanswerable)
+        )
+        parts.append("## Goals (issue 10, no LLM)\n\n" + goals_section(honesty.goals(self)))
         parts.append("## Goals (issue 3, no LLM)\n\n" + goals_section(goals(self)))
         return "\n".join(parts)
 
@@ -313,6 +349,7 @@ class Report:
                 label: {arm: run_stats(rows) for arm, rows in by_arm.items()}
                 for label, by_arm in self.rows.items()
             },
+            "calibration": honesty.to_json(self.scores, self.unanswerable),
             "throughput_pages_per_s": speed.pages_per_s,
             "latency": [
                 {
@@ -325,6 +362,7 @@ class Report:
                 for r in self.speed["latency"]
             ],
             "service": self.speed["service"].to_json(),
+            "kb": kb_json(self.speed["kb"]) if "kb" in self.speed else None,
         }
 
 

@@ -2,7 +2,7 @@
 
 `FakeChatModel` implements `sleuth.ports.ChatModel` the way the real providers behave: the meter
 (when given) is checked before each call and records each call's usage, reasoning blocks are
-stripped from the text, and one TokenUsage ends every stream.
+moved out of the text into `Reasoning` items, and one TokenUsage ends every stream.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sleuth.llm.base import estimate_usage
 from sleuth.llm.meter import Meter
 from sleuth.llm.thinking import ReasoningFilter
-from sleuth.ports import Message, TokenUsage
+from sleuth.ports import Message, ModelItem, Reasoning, TokenUsage
 
 
 @dataclass(frozen=True)
@@ -42,10 +42,10 @@ class FakeChatModel:
 
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int = 2048
-    ) -> AsyncIterator[str | TokenUsage]:
+    ) -> AsyncIterator[ModelItem]:
         return self._reply(list(messages))
 
-    async def _reply(self, messages: list[Message]) -> AsyncIterator[str | TokenUsage]:
+    async def _reply(self, messages: list[Message]) -> AsyncIterator[ModelItem]:
         if self.meter is not None:
             self.meter.check_budget()
         self.calls.append(messages)
@@ -56,9 +56,15 @@ class FakeChatModel:
             raise step.error
         flt = ReasoningFilter()
         for chunk in step.chunks:
-            if piece := flt.feed(chunk):
+            piece = flt.feed(chunk)
+            if thought := flt.take_reasoning():
+                yield Reasoning(thought)
+            if piece:
                 yield piece
-        if tail := flt.flush():
+        tail = flt.flush()
+        if thought := flt.take_reasoning():
+            yield Reasoning(thought)
+        if tail:
             yield tail
         usage = self._usage(step, messages)
         if self.meter is not None:

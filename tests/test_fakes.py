@@ -6,7 +6,7 @@ import pytest
 
 from sleuth.errors import BudgetExceededError, LLMError
 from sleuth.llm.meter import Meter
-from sleuth.ports import ChatModel, Message, TokenUsage
+from sleuth.ports import ChatModel, Message, Reasoning, TokenUsage
 
 from .fakes import FakeChatModel
 
@@ -18,7 +18,7 @@ async def _run(model: ChatModel) -> tuple[str, TokenUsage]:
     async for item in model.stream(ASK):
         if isinstance(item, TokenUsage):
             usage = item
-        else:
+        elif isinstance(item, str):
             text += item
     assert usage is not None
     return text, usage
@@ -33,6 +33,14 @@ async def test_replies_in_order_and_records_calls() -> None:
     assert text == "Second."
     assert usage.output_tokens > 0
     assert fake.calls == [ASK, ASK]
+
+
+async def test_reasoning_comes_apart_from_the_text() -> None:
+    fake = FakeChatModel()
+    fake.enqueue(["<think>hm", "m</think>", "Answer."])
+    items = [item async for item in fake.stream(ASK)]
+    assert "".join(i.text for i in items if isinstance(i, Reasoning)) == "hmm"
+    assert [i for i in items if isinstance(i, str)] == ["Answer."]
 
 
 async def test_scripted_error_and_exhausted_script() -> None:

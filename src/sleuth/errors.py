@@ -4,7 +4,8 @@
     ├── UsageError                bad input from a user: a flag, a file, a question (exit 1, 400)
     │   ├── ConfigError           a bad config file or environment value
     │   ├── LLMNotConfigured      the use case needs a model and none is configured (HTTP 503)
-    │   └── NotFoundError         no such session/run (for an organization: not its own) (404)
+    │   ├── NotFoundError         no such session/run (for an organization: not its own) (404)
+    │   └── UnreadableFile        a local file that cannot be indexed; a batch reports and skips it
     ├── SearchError               a search backend failed; `cause` says how (unreachable, ...)
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
     │   └── RateLimitedError      the backend throttled us; bench it for the run
@@ -12,6 +13,7 @@
     │   └── BlockedURLError       refused by policy (private address, scheme, domain list)
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
+    │   └── NoAnswerError         require_answer and the sources do not answer (exit 3)
     ├── BudgetExceededError       --max-cost reached (exit 2, HTTP 402)
     ├── CitationCheckFailed       --strict-cites and a citation is unsupported (exit 4)
     └── DeadlineExceeded          --max-runtime reached (exit 5, HTTP 504)
@@ -77,6 +79,19 @@ class UsageError(SleuthError):
 
 class ConfigError(UsageError):
     code = "BAD_CONFIG"
+
+
+class UnreadableFile(UsageError):
+    """A local document that cannot be turned into text. `reason` is short and shown as-is
+    ("encrypted PDF", "empty file", "looks like a PDF, not DOCX")."""
+
+    code = "UNREADABLE_FILE"
+
+    def __init__(self, reason: str, path: str = "", *, lasting: bool = True) -> None:
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.reason = reason
+        self.path = path
+        self.lasting = lasting  # False: installing something may fix it, so try again next time
 
 
 class LLMNotConfigured(UsageError):
@@ -174,9 +189,18 @@ class NoSourcesError(SleuthError):
     http_status = 422
     code = "NO_SOURCES"
 
-    def __init__(self, message: str, *, cause: NoSourcesCause = "unread") -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, *, cause: NoSourcesCause = "unread", setting: str | None = None
+    ) -> None:
+        super().__init__(message, setting=setting)
         self.cause: NoSourcesCause = cause
+
+
+class NoAnswerError(NoSourcesError):
+    """The answer was given (it says what the sources do say) but they do not answer the
+    question — its confidence is low — and the caller asked for an answer or nothing."""
+
+    code = "NO_ANSWER"
 
 
 class BudgetExceededError(SleuthError):

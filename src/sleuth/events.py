@@ -80,11 +80,11 @@ class SearchDegraded(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class Reading(Event):
-    """A round is about to read `pages` candidates (each ends in fetch.done or fetch.skipped),
-    so a display can say "3 of 10 read"."""
+class ReadStarted(Event):
+    """A round starts reading `pages` candidates; one fetch event per page follows (read,
+    skipped, or cut off at the round's deadline), so watchers can show "reading n/pages"."""
 
-    kind: ClassVar[str] = "fetch.start"
+    kind: ClassVar[str] = "read.start"
     pages: int
 
 
@@ -145,6 +145,15 @@ class WriterStarted(Event):
 @dataclass(frozen=True, slots=True)
 class WriterDelta(Event):
     kind: ClassVar[str] = "writer.delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriterReasoning(Event):
+    """A piece of the writing model's reasoning, streamed as it thinks: for people watching
+    (`--verbose`, the SSE `reasoning` event), never part of the answer."""
+
+    kind: ClassVar[str] = "writer.reasoning"
     text: str
 
 
@@ -223,13 +232,14 @@ AnyEvent: TypeAlias = (
     | Notice
     | Searched
     | SearchDegraded
-    | Reading
+    | ReadStarted
     | Fetched
     | FetchSkipped
     | NearDuplicate
     | PassagesKept
     | WriterStarted
     | WriterDelta
+    | WriterReasoning
     | Critiqued
     | Verified
     | Done

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 from .events import Event
 from .types import OutputKind, Page, SearchResult, Source
@@ -67,14 +67,26 @@ class TokenUsage:
     output_tokens: int
 
 
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """A piece of a thinking model's reasoning (`reasoning_content`, a thinking block, a
+    `<think>` tag): for people watching a run, never part of an answer."""
+
+    text: str
+
+
+ModelItem: TypeAlias = str | Reasoning | TokenUsage
+
+
 class ChatModel(Protocol):
-    """A chat model at the provider boundary. Streams text deltas, then one TokenUsage."""
+    """A chat model at the provider boundary. Streams answer text deltas (`str`), reasoning
+    deltas (`Reasoning`) when the model thinks out loud, then one TokenUsage."""
 
     name: str
 
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int = 2048
-    ) -> AsyncIterator[str | TokenUsage]: ...
+    ) -> AsyncIterator[ModelItem]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +104,7 @@ class WriteTask:
 class Writer(Protocol):
     name: str
 
-    def write(self, task: WriteTask) -> AsyncIterator[str]:
-        """Stream the answer as markdown with [n] markers referring to task.sources."""
+    def write(self, task: WriteTask) -> AsyncIterator[str | Reasoning]:
+        """Stream the answer as markdown with [n] markers referring to task.sources, and the
+        model's reasoning (if it shows any) apart from it."""
         ...

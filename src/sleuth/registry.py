@@ -21,6 +21,7 @@ F = TypeVar("F")
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "sleuth.search.searxng",
     "sleuth.search.local",
+    "sleuth.search.kb",
     "sleuth.search.none",
     "sleuth.search.duckduckgo",
     "sleuth.search.news",
@@ -64,6 +65,7 @@ class Entry(Generic[F]):
     factory: F
     summary: str
     needs: str  # e.g. "SLEUTH_BRAVE_KEY" or "" for keyless
+    offline: bool = False  # never touches the network: a run on it alone gets no web fallback
 
 
 class Registry(Generic[F]):
@@ -81,8 +83,9 @@ class Registry(Generic[F]):
         summary: str = "",
         needs: str = "",
         aliases: tuple[str, ...] = (),
+        offline: bool = False,
     ) -> None:
-        self._entries[name] = Entry(name, factory, summary, needs)
+        self._entries[name] = Entry(name, factory, summary, needs, offline)
         for alias in aliases:
             self._aliases[alias] = name
 

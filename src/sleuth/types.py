@@ -48,6 +48,7 @@ class Page:
     published: str | None = None
     from_cache: bool = False
     scripted: bool = False  # the HTML runs scripts: a short text may be a JavaScript app
+    location: str | None = None  # where in a local document: "p. 3", "slide 2", "sheet X, rows…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,7 @@ class Source:
     snippet: bool = False  # True when the page was not read and only its search snippet is used
     authority: Authority = "unknown"
     text: str = ""  # the full extracted text, kept for verification and sessions
+    location: str | None = None  # page/slide/sheet of a local document (knowledge base)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -91,6 +93,8 @@ class Source:
             data["snippet"] = True
         if self.published:
             data["published"] = self.published
+        if self.location:
+            data["location"] = self.location
         return data
 
 
@@ -100,6 +104,14 @@ class Citation:
     url: str
     title: str
     quote: str  # at most 300 characters of the source's most relevant passage
+    location: str | None = None  # "p. 3", "slide 2"...: only for local documents
+
+    def to_json(self) -> dict[str, Any]:
+        """DESIGN §1's citation; `location` appears only when the source has one."""
+        data: dict[str, Any] = asdict(self)
+        if not self.location:
+            del data["location"]
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +211,7 @@ class Result:
     cached: bool = False
     session_id: str | None = None
     writer: str = "extractive"  # "llm", or "extractive" when none is configured or it failed
+    confidence_reasons: tuple[str, ...] = ()  # why `confidence` is what it is
     plan: tuple[str, ...] = ()  # the sub-queries planned besides the question (deep runs)
     rounds: tuple[dict[str, Any], ...] = ()  # the round trace: queries, reads, critic verdicts
 
@@ -208,10 +221,11 @@ class Result:
             out["data"] = self.data
         else:
             out["answer"] = self.answer or ""
-        out["citations"] = [asdict(c) for c in self.citations]
+        out["citations"] = [c.to_json() for c in self.citations]
         out["sources"] = [s.to_json() for s in self.sources]
         out["queries"] = list(self.queries)
         out["confidence"] = self.confidence
+        out["confidence_reasons"] = list(self.confidence_reasons)
         out["verification"] = self.verification.to_json()
         out["source_trust"] = {"label": self.source_trust.label, "counts": self.source_trust.counts}
         out["usage"] = self.usage.to_json()
@@ -221,6 +235,18 @@ class Result:
         out["cached"] = self.cached
         out["session_id"] = self.session_id
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Guidance:
+    """A requester's own instructions to the model, per step (the web-app SSE dialect's
+    `promptOverrides`). They are added to Sleuth's prompts, never put in their place: the
+    citation rules and the rule that page text is untrusted data always hold. (Instructions
+    about the writing itself are the request's `style`.)"""
+
+    system: str = ""  # added to the writer's system prompt
+    plan: str = ""  # added to the deep planner's prompt
+    critic: str = ""  # added to the deep critic's prompt
 
 
 @dataclass(frozen=True, slots=True)

@@ -272,7 +272,7 @@ def test_max_runtime_exits_5(testweb_env: TestWeb, capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize(
     ("name", "message"),
-    [("data.xlsx", "unsupported file type"), ("empty.md", "search found no results")],
+    [("data.xyz", "unsupported file type"), ("empty.md", "search found no results")],
 )
 def test_include_problems_are_clear(
     name: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -281,3 +281,39 @@ def test_include_problems_are_clear(
     path.write_text("")
     code, _, err = run(["ask", "anything at all", "--search=none", f"--include={path}"], capsys)
     assert code in (1, 3) and message in err and "Traceback" not in err
+
+
+NO_ANSWER_Q = "Who founded Example Cloud?"
+
+
+def test_confidence_line_gives_its_reason(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["ask", AUDIT_Q, "--search=searxng", "--no-sessions"], capsys)
+    assert code == 0, err
+    line = next(x for x in err.splitlines() if x.startswith("confidence · "))
+    assert line.startswith("confidence · high · the lead claim gives a duration: 90 days · ")
+
+
+def test_sources_that_do_not_answer_say_so_and_require_answer_exits_3(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["ask", NO_ANSWER_Q, "--search=searxng", "--no-sessions"], capsys)
+    assert code == 0, err  # an answer saying the sources do not contain one is an answer
+    assert out.startswith("The sources found do not contain the answer to this question")
+    assert "confidence · low · no kept page mentions 'founded'" in err
+    code, out, err = run(
+        ["ask", NO_ANSWER_Q, "--search=searxng", "--no-sessions", "--require-answer"], capsys
+    )
+    assert code == 3
+    assert out.startswith("The sources found do not contain the answer")  # still printed
+    assert "sleuth: --require-answer: the sources do not answer the question" in err
+
+
+def test_require_answer_passes_when_the_sources_answer(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(
+        ["ask", AUDIT_Q, "--search=searxng", "--no-sessions", "--require-answer"], capsys
+    )
+    assert code == 0, err

@@ -4,13 +4,13 @@ structured output through the CLI."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.cli.helpers import run
-from tests.llm.fake_servers import FakeLLMServer, Reply
+from tests.llm.fake_servers import FakeLLMServer, Received, Reply
 from tests.testweb.server import TestWeb
 
 Q = "How long does Example Cloud keep audit logs by default?"
@@ -143,3 +143,36 @@ def test_llm_endpoint_that_hangs_times_out_with_a_clear_error(
     code, out, err = run(args, capsys)
     assert code == 1 and out == ""
     assert "Traceback" not in err and "timed out" in err.lower() and llm.url in err
+
+
+def _writer_thinks(thought: list[str], chunks: list[str]) -> Callable[[Received], Reply]:
+    """Triage gets a plain single-step verdict; the writer streams `thought` then `chunks`."""
+
+    def reply(received: Received) -> Reply:
+        if "Classify a research question" in json.dumps(received.body):
+            return Reply(chunks=['{"type": "single"}'])
+        return Reply(reasoning=thought, chunks=chunks)
+
+    return reply
+
+
+def test_model_reasoning_goes_to_verbose_never_into_the_answer(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thought = ["The user asks about ", "retention. "]
+    chunks = ["<think>Source 1 says ninety.</think>", "Audit logs are kept 90 days [1]."]
+    llm = FakeLLMServer("openai", responder=_writer_thinks(thought, chunks)).start()
+    try:
+        args = ["ask", Q, "--search=searxng", *llm_args(llm)]
+        code, out, err = run([*args, "--verbose"], capsys)
+        assert code == 0, err
+        assert "writer.reasoning:\nThe user asks about retention. Source 1 says ninety.\n" in err
+        assert "Audit logs are kept 90 days [1]." in out
+        assert "ninety" not in out and "user asks" not in out
+
+        code, out, err = run([*args, "--json"], capsys)
+        assert code == 0, err
+        assert "ninety" not in out + err and "user asks" not in out + err  # only with --verbose
+        assert json.loads(out)["answer"].startswith("Audit logs are kept 90 days [1].")
+    finally:
+        llm.stop()

@@ -23,7 +23,7 @@ def replay_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
         yield replay
 
 
-WEB_BACKENDS = sorted(e.name for e in registries().search if e.name not in ("local", "none"))
+WEB_BACKENDS = sorted(e.name for e in registries().search if not e.offline)
 
 
 @pytest.mark.parametrize("name", WEB_BACKENDS)

@@ -5,7 +5,16 @@ import pytest
 
 from sleuth.engine.engine import Engine
 from sleuth.errors import NoSourcesError, SearchError, UsageError
-from sleuth.events import Done, Event, Failed, FetchSkipped, Notice, Planned
+from sleuth.events import (
+    Done,
+    Event,
+    Failed,
+    Fetched,
+    FetchSkipped,
+    Notice,
+    Planned,
+    ReadStarted,
+)
 from sleuth.pipeline.write.extractive import ExtractiveWriter
 from sleuth.types import ResearchRequest, Result
 
@@ -187,3 +196,16 @@ async def test_snippet_fragments_still_give_a_cited_answer() -> None:
     assert all(s.snippet for s in result.sources)
     assert result.answer and "[1]" in result.answer
     assert result.citations and result.verification.supported == result.verification.checked
+
+
+async def test_read_start_announces_the_pages_and_each_gets_one_fetch_event() -> None:
+    search, fetcher = web()
+    engine = Engine(search, fetcher, ExtractiveWriter())
+    events = await collect(engine, ResearchRequest("How long are Example Cloud audit logs kept?"))
+    (start,) = [i for i, e in enumerate(events) if isinstance(e, ReadStarted)]
+    pages = events[start]
+    assert isinstance(pages, ReadStarted) and pages.pages == 3
+    after = events[start + 1 :]
+    fetched = [e for e in after if isinstance(e, Fetched | FetchSkipped)]
+    assert len(fetched) == 3  # read, skipped, or cut off: one event each
+    assert not any(isinstance(e, Fetched) for e in events[:start])

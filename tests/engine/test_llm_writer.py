@@ -62,7 +62,9 @@ async def test_repeated_numbers_collapse() -> None:
         "Audit log entries are retained for 90 days by default [1]."
     )
     assert result.verification.supported == 1
-    assert result.confidence == "medium"  # one source cited: never "high"
+    # One source, but it answers: the question's terms, a duration, read and supported.
+    assert result.confidence == "high"
+    assert any("90 days" in r for r in result.confidence_reasons)
 
 
 async def test_answer_without_citations_has_none() -> None:

@@ -76,3 +76,38 @@ def test_eval_limit_and_sample_pick_questions(
     )
     assert code == 0, err
     assert "[1/1]" in err and "all (n=" not in out
+
+
+def test_eval_unanswerable_hides_gold_pages_and_prints_calibration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = {
+        "id": "d-birds",
+        "url": "http://birds.example/wiki/Songbirds",
+        "title": "Songbirds",
+        "text": "Songbirds such as the skylark and the nightingale are known for complex song. "
+        "Many songbirds sing at dawn to defend a territory.",
+    }
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])
+    corpus = write_jsonl(tmp_path / "docs.jsonl", [*DOCS, extra])
+    out_dir = tmp_path / "reports"
+    code, out, err = run(
+        ["eval", str(questions), "--corpus", str(corpus), "--out", str(out_dir), "--unanswerable"],
+        capsys,
+    )
+    assert code == 0, err
+    assert "Calibration (1 questions made unanswerable)" in out
+    assert "| confidence | answerable: given |" in out
+    report = json.loads(next(out_dir.glob("eval-*.json")).read_text())
+    (hidden,) = report["unanswerable"]["questions"]
+    assert hidden["gold_kept"] == 0 and hidden["ok"] is True  # the gold page was not served
+    assert hidden["declined"] is True and hidden["confidence"] == "low"
+    assert report["unanswerable"]["calibration"]["unanswerable"]["low"]["right"]["hits"] == 1
+
+
+def test_eval_unanswerable_needs_a_corpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS)
+    code, _, err = run(["eval", str(questions), "--unanswerable"], capsys)
+    assert code == 1 and "--unanswerable needs --corpus" in err

@@ -35,3 +35,8 @@ def test_json_export_omits_source_text_and_carries_the_record() -> None:
 def test_structured_result_renders_as_json_block() -> None:
     text = render_markdown(make_record(result=make_result(answer=None, data={"a": 1})))
     assert '```json\n{\n  "a": 1\n}\n```' in text
+
+
+def test_a_knowledge_base_source_shows_its_location() -> None:
+    line = source_line(make_source(1, "file:///r/notes.pdf#page=3", location="p. 3"))
+    assert line.startswith("1. [") and "](file:///r/notes.pdf#page=3) — p. 3 · " in line

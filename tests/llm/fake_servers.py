@@ -27,7 +27,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     hang: bool = False  # accept the request and never answer
     hang_after: int | None = None  # send this many chunks, then stall
-    reasoning: list[str] = field(default_factory=list)  # OpenAI-style reasoning_content deltas
+    # Reasoning deltas: OpenAI-style `reasoning_content`, or an Anthropic thinking block.
+    reasoning: list[str] = field(default_factory=list)
     raw: str | None = None  # a verbatim SSE body instead of the scripted chunks
 
 
@@ -188,17 +189,18 @@ def _anthropic_events(reply: Reply, model: str) -> Events:
         "stop_sequence": None,
         "usage": {"input_tokens": inp, "output_tokens": 1},
     }
-    head = [
-        event("message_start", {"message": message}),
-        event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+    head = [event("message_start", {"message": message}), *_thinking_block(reply.reasoning)]
+    at = 1 if reply.reasoning else 0  # the text block's index
+    head += [
+        event("content_block_start", {"index": at, "content_block": {"type": "text", "text": ""}}),
         event("ping", {}),
     ]
     texts = [
-        event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": c}})
+        event("content_block_delta", {"index": at, "delta": {"type": "text_delta", "text": c}})
         for c in reply.chunks
     ]
     tail = [
-        event("content_block_stop", {"index": 0}),
+        event("content_block_stop", {"index": at}),
         event(
             "message_delta",
             {
@@ -209,3 +211,27 @@ def _anthropic_events(reply: Reply, model: str) -> Events:
         event("message_stop", {}),
     ]
     return head, texts, tail
+
+
+def _thinking_block(thoughts: list[str]) -> list[str]:
+    """An extended-thinking content block (index 0) as the Messages API streams it."""
+    if not thoughts:
+        return []
+
+    def event(name: str, data: dict[str, Any]) -> str:
+        return f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n"
+
+    block = {"type": "thinking", "thinking": "", "signature": ""}
+    deltas = [
+        event(
+            "content_block_delta", {"index": 0, "delta": {"type": "thinking_delta", "thinking": t}}
+        )
+        for t in thoughts
+    ]
+    signature = {"type": "signature_delta", "signature": "sig-fake"}
+    return [
+        event("content_block_start", {"index": 0, "content_block": block}),
+        *deltas,
+        event("content_block_delta", {"index": 0, "delta": signature}),
+        event("content_block_stop", {"index": 0}),
+    ]

@@ -5,7 +5,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 from sleuth.llm.retry import RetryPolicy
-from sleuth.ports import Message, TokenUsage
+from sleuth.ports import Message, ModelItem, Reasoning, TokenUsage
 
 QUESTION = [Message("system", "You answer from sources."), Message("user", "Why is the sky blue?")]
 
@@ -30,13 +30,26 @@ class Sleeps:
         return RetryPolicy(attempts=attempts, base_s=0.01, max_s=20.0, sleep=self)
 
 
-async def collect(stream: AsyncIterator[str | TokenUsage]) -> tuple[list[str], TokenUsage]:
+async def collect(stream: AsyncIterator[ModelItem]) -> tuple[list[str], TokenUsage]:
+    """The answer text deltas and the usage; reasoning is left out."""
+    texts, _, usage = await collect_all(stream)
+    return texts, usage
+
+
+async def collect_all(
+    stream: AsyncIterator[ModelItem],
+) -> tuple[list[str], list[str], TokenUsage]:
+    """(answer deltas, reasoning deltas, usage)."""
     texts: list[str] = []
+    thoughts: list[str] = []
     usages: list[TokenUsage] = []
     async for item in stream:
         if isinstance(item, TokenUsage):
             usages.append(item)
+        elif isinstance(item, Reasoning):
+            thoughts.append(item.text)
         else:
             texts.append(item)
     assert len(usages) == 1, "a stream ends with exactly one TokenUsage"
-    return texts, usages[0]
+    assert usages[0] is item, "the TokenUsage comes last"
+    return texts, thoughts, usages[0]

@@ -8,7 +8,7 @@ from sleuth.llm.meter import Meter
 from sleuth.ports import Message, TokenUsage
 
 from .fake_servers import FakeLLMServer, Reply
-from .helpers import QUESTION, Sleeps, collect, fresh_keys
+from .helpers import QUESTION, Sleeps, collect, collect_all, fresh_keys
 
 
 def chat(server: FakeLLMServer, sleeps: Sleeps, keys: tuple[str, ...] = ()) -> AnthropicChat:
@@ -37,12 +37,22 @@ async def test_no_system_prompt_sends_no_system_field(anthropic_server: FakeLLMS
     assert "system" not in anthropic_server.received[0].body
 
 
-async def test_thinking_tags_split_across_deltas_are_stripped(
+async def test_thinking_tags_split_across_deltas_are_reasoning_not_text(
     anthropic_server: FakeLLMServer,
 ) -> None:
     anthropic_server.script(Reply(chunks=["<thinking>plan the ", "answer</thinki", "ng>Blue [1]."]))
-    texts, _ = await collect(chat(anthropic_server, Sleeps()).stream(QUESTION))
+    texts, thoughts, _ = await collect_all(chat(anthropic_server, Sleeps()).stream(QUESTION))
     assert "".join(texts) == "Blue [1]."
+    assert "".join(thoughts) == "plan the answer"
+
+
+async def test_extended_thinking_blocks_are_reasoning_not_text(
+    anthropic_server: FakeLLMServer,
+) -> None:
+    anthropic_server.script(Reply(reasoning=["Rayleigh ", "scattering?"], chunks=["Blue [1]."]))
+    texts, thoughts, _ = await collect_all(chat(anthropic_server, Sleeps()).stream(QUESTION))
+    assert texts == ["Blue [1]."]
+    assert thoughts == ["Rayleigh ", "scattering?"]
 
 
 async def test_overloaded_then_success_honours_retry_after_date(

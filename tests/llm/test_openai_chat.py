@@ -8,7 +8,7 @@ from sleuth.llm.openai_chat import OpenAIChat
 from sleuth.ports import TokenUsage
 
 from .fake_servers import FakeLLMServer, Reply
-from .helpers import QUESTION, Sleeps, collect, fresh_keys
+from .helpers import QUESTION, Sleeps, collect, collect_all, fresh_keys
 
 
 def chat(
@@ -42,17 +42,19 @@ async def test_missing_usage_is_estimated_from_characters(openai_server: FakeLLM
     assert usage.input_tokens == -(-sum(len(m.content) for m in QUESTION) // 4)
 
 
-async def test_reasoning_content_field_and_think_tags_are_not_answer_text(
+async def test_reasoning_content_field_and_think_tags_are_reasoning_not_answer_text(
     openai_server: FakeLLMServer,
 ) -> None:
     openai_server.script(
         Reply(
-            reasoning=["Let me think"],
+            reasoning=["Let me ", "think"],
             chunks=["<thi", "nk>private</th", "ink>\n\nPublic ", "answer."],
         )
     )
-    texts, _ = await collect(chat(openai_server, Sleeps()).stream(QUESTION))
+    texts, thoughts, _ = await collect_all(chat(openai_server, Sleeps()).stream(QUESTION))
     assert "".join(texts) == "Public answer."
+    assert "".join(thoughts) == "Let me thinkprivate"
+    assert thoughts[:2] == ["Let me ", "think"]  # streamed as it arrives, not at the end
 
 
 async def test_429_with_retry_after_then_success(openai_server: FakeLLMServer) -> None:

@@ -4,7 +4,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from sleuth.llm.thinking import strip_reasoning, strip_reasoning_text
+from sleuth.llm.thinking import (
+    ReasoningFilter,
+    split_reasoning_text,
+    strip_reasoning,
+    strip_reasoning_text,
+)
 
 
 async def _deltas(*parts: str) -> AsyncIterator[str]:
@@ -52,3 +57,33 @@ async def test_visible_text_streams_without_waiting_for_the_end() -> None:
 async def test_a_lone_angle_bracket_at_the_end_is_released() -> None:
     assert "".join(await _stripped("a <", "")) == "a <"
     assert "".join(await _stripped("ends with <thin")) == "ends with <thin"
+
+
+@pytest.mark.parametrize(
+    ("text", "visible", "thought"),
+    [
+        ("<think>secret</think>Answer [1].", "Answer [1].", "secret"),
+        ("<reasoning>x</reasoning>A <think>y</think>B", "A B", "xy"),
+        ("<think>never closes and swallows the rest", "", "never closes and swallows the rest"),
+        ("No reasoning, 3 < 4.", "No reasoning, 3 < 4.", ""),
+    ],
+)
+def test_split_reasoning_text(text: str, visible: str, thought: str) -> None:
+    assert split_reasoning_text(text) == (visible, thought)
+
+
+def test_reasoning_streams_out_before_its_block_closes() -> None:
+    flt = ReasoningFilter()
+    assert flt.feed("<think>a long first thought ") == ""
+    early = flt.take_reasoning()
+    assert early and "a long first thought".startswith(early)  # only a closer's length held
+    assert flt.feed("and the rest</think>Answer.") == "Answer."
+    assert early + flt.take_reasoning() == "a long first thought and the rest"
+
+
+def test_every_split_point_gives_the_same_reasoning() -> None:
+    text = "Lead. <thinking>hidden <b> stuff</thinking>Visible."
+    for cut in range(len(text)):
+        flt = ReasoningFilter()
+        visible = flt.feed(text[:cut]) + flt.feed(text[cut:]) + flt.flush()
+        assert (visible, flt.take_reasoning()) == ("Lead. Visible.", "hidden <b> stuff")

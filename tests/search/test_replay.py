@@ -12,7 +12,8 @@ from sleuth.search.spec import build_search
 
 from .replay import DDGS_BACKENDS, HTTP_BACKENDS, ReplayServer
 
-SPECS = {"multi": "multi:duckduckgo,wikipedia,hackernews", "local": None}
+# None: not a web backend (local files, the knowledge base; tested in tests/kb).
+SPECS = {"multi": "multi:duckduckgo,wikipedia,hackernews", "local": None, "kb": None}
 
 
 def names() -> list[str]:

@@ -44,3 +44,11 @@ def test_reads_the_public_shape() -> None:
     assert back.answer == result.answer
     assert [s.url for s in back.sources] == [s.url for s in result.sources]
     assert back.usage.by_model == result.usage.by_model
+
+
+def test_confidence_reasons_survive_a_saved_session() -> None:
+    reasons = ("the lead claim gives a date: 1889", "no other kept page states the same answer")
+    result = make_result(confidence_reasons=reasons)
+    back = _roundtrip(result)
+    assert back.confidence_reasons == reasons
+    assert result_to_json(result)["confidence_reasons"] == list(reasons)

@@ -73,7 +73,7 @@ def test_every_cite_of_a_multi_cite_sentence_must_pass() -> None:
 
 
 def test_threshold_is_respected() -> None:
-    answer = "Audit entries are retained for 90 days, and exports cost nothing extra [1]."
+    answer = "Audit entries are retained for 90 days, and exports cost extra [1]."
     assert cite.verify(answer, SOURCES, 0.4).supported == 1
     assert cite.verify(answer, SOURCES, 0.9).supported == 0
 
@@ -83,11 +83,3 @@ def test_footer_only_when_something_failed() -> None:
     bad = cite.verify("Pigs fly over Paris daily [2].", SOURCES, 0.4)
     footer = cite.health_footer(bad)
     assert "## Citation health" in footer and "Pigs fly" in footer
-
-
-def test_confidence_grades() -> None:
-    assert cite.confidence(SOURCES, Verification(5, 5), cited=2) == "high"
-    assert cite.confidence(SOURCES, Verification(5, 5), cited=1) == "medium"
-    assert cite.confidence(SOURCES[:2], Verification(5, 4), cited=2) == "medium"
-    assert cite.confidence(SOURCES, Verification(5, 1), cited=3) == "low"
-    assert cite.confidence(SOURCES, Verification(0, 0), cited=0) == "low"

@@ -28,8 +28,8 @@ from ..llm.meter import Meter
 from ..pipeline.write.extractive import ExtractiveWriter
 from ..pipeline.write.llm import LLMWriter
 from ..ports import ChatModel, Fetcher, SearchBackend, Writer
-from ..registry import BackendSettings
-from ..search.spec import build_search
+from ..registry import BackendSettings, registries
+from ..search.spec import build_search, parse_spec
 from ..settings import Settings as Settings
 from ..settings import sleuth_home as sleuth_home
 from ..think.clarify import ModelClarifier
@@ -158,9 +158,10 @@ def build_stages(settings: Settings, models: Models | None) -> Stages:
     deterministic heuristics otherwise (no structured output without a model)."""
     if models is None:
         return Stages(hopper=HeuristicHopper() if settings.heuristic_hops else None)
+    guidance = settings.guidance
     return Stages(
-        planner=ModelPlanner(models.plan),
-        critic=ModelCritic(models.critic),
+        planner=ModelPlanner(models.plan, guidance.plan),
+        critic=ModelCritic(models.critic, guidance.critic),
         clarifier=ModelClarifier(models.plan),
         hopper=ModelHopper(models.plan),
         structurer=Structurer(models.synth, settings.context_tokens),
@@ -170,7 +171,9 @@ def build_stages(settings: Settings, models: Models | None) -> Stages:
 def build_writer(settings: Settings, models: Models | None) -> Writer:
     if models is None:
         return ExtractiveWriter()
-    return LLMWriter(models.synth, context_tokens=settings.context_tokens)
+    return LLMWriter(
+        models.synth, context_tokens=settings.context_tokens, guidance=settings.guidance
+    )
 
 
 def fetch_settings(settings: Settings) -> FetchSettings:
@@ -234,11 +237,13 @@ def fallback_spec(settings: Settings) -> str:
 
 def backend_settings(settings: Settings) -> BackendSettings:
     env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_")}
+    extra = {"kb": settings.kb, "kb_hybrid": settings.kb_hybrid}
     return BackendSettings(
         env=env,
         include=settings.include,
         proxy=proxy_from(settings.env),
         pdf_max_pages=settings.pdf_max_pages,
+        extra=extra,
     )
 
 
@@ -258,10 +263,16 @@ def build_search_backends(
     primary = build_search(settings.search, bs)
     spec = fallback_spec(settings)
     fallback = None
-    if spec and spec != "none" and settings.search not in ("none", "local", spec):
+    if spec and spec != "none" and settings.search != spec and not _offline(settings.search):
         fallback = build_search(spec, bs)
     include = build_search("local", bs) if settings.include else None
     return primary, fallback, include
+
+
+def _offline(spec: str) -> bool:
+    """A run on an offline backend alone (none, local, kb) must not fall back to the web."""
+    name, _ = parse_spec(spec)
+    return name in registries().search and registries().search.get(name).offline
 
 
 def build_parts(settings: Settings, resources: Resources | None = None) -> Assembled:

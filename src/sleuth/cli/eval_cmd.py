@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..errors import UsageError
 from ..evaluate.questions import load_questions, sample, with_gold_urls
 from ..settings import Settings
 from ..types import ResearchRequest
@@ -17,6 +18,7 @@ EXAMPLES = """
 \b
 Examples:
   sleuth eval questions.jsonl --corpus docs.jsonl --out eval-results/
+  sleuth eval questions.jsonl --corpus docs.jsonl --unanswerable
   sleuth eval questions.jsonl --search=searxng --limit 20 --sample 7
 \b
 QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
@@ -65,6 +67,12 @@ QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
     show_default=True,
     help="Directory for the JSON and markdown reports.",
 )
+@option(
+    "--unanswerable",
+    is_flag=True,
+    help="With --corpus: ask the questions again with their gold pages hidden (keeping those no "
+    "other page answers) and print how often each confidence level is right on both.",
+)
 @table_options("no_cache", *LLM)
 def eval_cmd(
     questions: Path,
@@ -75,6 +83,7 @@ def eval_cmd(
     concurrency: int,
     depth: str,
     out: Path,
+    unanswerable: bool,
     no_cache: bool,
     **llm: Any,
 ) -> None:
@@ -87,6 +96,8 @@ def eval_cmd(
     from ..evaluate.corpus_web import load_docs
     from ..evaluate.evaluation import evaluate, write_reports
 
+    if unanswerable and corpus is None:
+        raise UsageError("--unanswerable needs --corpus: it hides pages of that corpus")
     picked = sample(load_questions(questions), limit, seed)
     docs = load_docs(corpus) if corpus is not None else None
     if docs is not None:
@@ -108,6 +119,7 @@ def eval_cmd(
             corpus=docs,
             concurrency=concurrency,
             progress=_progress,
+            unanswerable=unanswerable,
         )
     )
     click.echo(evaluation.table(), nl=False)

@@ -23,11 +23,13 @@ COMMAND_MODULES = (
     "sleuth.cli.doctor",
     "sleuth.cli.eval_cmd",
     "sleuth.cli.sessions_cmd",
+    "sleuth.cli.kb_cmd",
     "sleuth.cli.followup_cmd",
     "sleuth.cli.config_cmd",
     "sleuth.cli.completion_cmd",
     "sleuth.cli.keys_cmd",
     "sleuth.cli.serve_cmd",
+    "sleuth.cli.mcp_cmd",
 )
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 

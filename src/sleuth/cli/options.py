@@ -22,7 +22,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Groups of settings, in the order --help lists them.
 OUTPUT = ("json", "out", "verbose")
-SEARCH = ("search", "search_fallback", "include")
+SEARCH = ("search", "search_fallback", "include", "kb", "kb_hybrid")
 READING = (
     "no_cache",
     "browser",
@@ -44,6 +44,7 @@ CHECKS = (
     "max_runtime",
     "cite_min_recall",
     "strict_cites",
+    "require_answer",
     "no_verify_cites",
     "allow_domain",
     "deny_domain",

@@ -13,10 +13,11 @@ from ..events import (
     Notice,
     PassagesKept,
     Planned,
-    Reading,
+    ReadStarted,
     SearchDegraded,
     Searched,
     WriterDelta,
+    WriterReasoning,
     WriterStarted,
 )
 from ..settings.table import flag_name
@@ -40,8 +41,13 @@ class Progress:
         self.draft = ""  # the text of the latest draft, to tell whether the final repeats it
         self.read = self.skipped = self.to_read = 0
         self.found: dict[str, int] = {}  # results per backend in the current round
+        self.thinking = False  # inside a run of reasoning text on the stream
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, WriterReasoning):
+            self._reasoning(event.text)
+            return
+        self._end_reasoning()
         if self.drafts is not None and isinstance(event, WriterStarted | WriterDelta):
             self._draft(event)
             return  # a status line would run into the draft text on the terminal
@@ -53,6 +59,21 @@ class Progress:
             status = self._status(event)
             if status:
                 self._line(status, keep=False)
+
+    def _reasoning(self, text: str) -> None:
+        """With --verbose, the model's reasoning streams as it thinks; never on stdout."""
+        if not self.verbose:
+            return
+        if not self.thinking:
+            self._line("writer.reasoning:", keep=True)
+            self.thinking = True
+        self.stream.write(text)
+        self.stream.flush()
+
+    def _end_reasoning(self) -> None:
+        if self.thinking:
+            self.stream.write("\n")
+            self.thinking = False
 
     def _draft(self, event: WriterStarted | WriterDelta) -> None:
         assert self.drafts is not None
@@ -75,9 +96,9 @@ class Progress:
             return _found(self.found)
         if isinstance(event, SearchDegraded):
             return f"search backend {event.backend} failed: {event.error}"[:100]
-        if isinstance(event, Reading):
+        if isinstance(event, ReadStarted):
             self.to_read += event.pages
-        if isinstance(event, Reading | Fetched | FetchSkipped):
+        if isinstance(event, ReadStarted | Fetched | FetchSkipped):
             self.read += isinstance(event, Fetched)
             self.skipped += isinstance(event, FetchSkipped)
             return f"reading: {self.read} of {self.to_read} read, {self.skipped} skipped"
@@ -113,7 +134,7 @@ def markdown(result: Result) -> str:
     """The question as a heading, the answer, and its sources with their fetch dates."""
     from ..export.markdown import result_markdown
 
-    return result_markdown(result, result.query)
+    return result_markdown(result, question=result.query)
 
 
 def as_json(result: Result) -> str:
@@ -125,4 +146,5 @@ def confidence_line(result: Result) -> str:
     checks = (
         f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
     )
-    return f"confidence · {result.confidence} · {len(result.sources)} sources · {checks}"
+    why = f" · {result.confidence_reasons[0]}" if result.confidence_reasons else ""
+    return f"confidence · {result.confidence}{why} · {len(result.sources)} sources · {checks}"

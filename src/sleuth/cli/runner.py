@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..errors import CitationCheckFailed, UsageError
+from ..errors import CitationCheckFailed, NoAnswerError, UsageError
 from ..events import Event
 from ..settings import Settings
 from ..types import Result
@@ -32,6 +32,7 @@ class Output:
     strict_cites: bool = False
     show_cost: bool = True
     deep: bool = False
+    require_answer: bool = False
     question: str = ""  # the heading above streamed drafts ("" when not known yet)
 
     @classmethod
@@ -43,6 +44,7 @@ class Output:
             bool(flags.get("strict_cites")),
             not flags.get("no_cost", False),
             flags.get("deep") is not None,
+            bool(flags.get("require_answer")),
             question.strip(),
         )
 
@@ -121,6 +123,12 @@ def show(result: Result, output: Output, cost: str = "", shown: str | None = Non
         raise CitationCheckFailed(
             f"--strict-cites: {len(v.unsupported)} of {v.checked} cited sentences are not "
             "supported by their sources"
+        )
+    if output.require_answer and result.confidence == "low":
+        why = f" ({result.confidence_reasons[0]})" if result.confidence_reasons else ""
+        raise NoAnswerError(
+            f"require_answer: the sources do not answer the question{why}",
+            setting="require_answer",
         )
 
 

@@ -203,7 +203,13 @@ class Run:
         outcome = WriteOutcome("", "llm", int((time.monotonic() - started) * 1000))
         finished = finish_answer("", sources, replace(self.request, verify_cites=False))
         everything = tuple(
-            Citation(s.number, s.url, s.title, clip(s.passages[0].text, 300) if s.passages else "")
+            Citation(
+                s.number,
+                s.url,
+                s.title,
+                clip(s.passages[0].text, 300) if s.passages else "",
+                s.location,
+            )
             for s in sources
         )
         finished = replace(finished, answer="", citations=everything, data=data)
@@ -240,6 +246,7 @@ class Run:
             sources=drafted.sources,
             queries=tuple(g.queries),
             confidence=finished.confidence,
+            confidence_reasons=finished.confidence_reasons,
             verification=finished.verification,
             source_trust=finished.source_trust,
             usage=usage,

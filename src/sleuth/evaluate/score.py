@@ -25,6 +25,19 @@ HEDGES = re.compile(
     r"\b(?:may|might|unclear|inconclusive|uncertain|possibly|remains? to be|"
     r"further (?:studies|research)|not (?:clear|conclusive))\b"
 )
+# An answer that opens by saying the sources do not answer (any writer's wording). Kept apart
+# from the engine's own detector on purpose: the bench must not grade with the code it grades.
+NOT_FOUND = re.compile(
+    r"\b(?:sources?|pages?|passages?|documents?|results?)\b[^.]{0,80}?"
+    r"\b(?:do|does|did)(?:n['’]t| not)\b[^.]{0,60}?"
+    r"\b(?:contain|say|state|answer|mention|name|give|include|provide|specify|address|cover)"
+    r"|\b(?:no|none of the)\s+(?:\w+\s+){0,2}(?:sources?|pages?|passages?)\b[^.]{0,60}?"
+    r"\b(?:contains?|says?|states?|answers?|mentions?|names?|gives?)\b"
+    r"|\b(?:could not|couldn['’]t|cannot|can['’]t|unable to)\s+(?:find|determine|answer)\b"
+    r"|\bnot (?:found|stated|mentioned|answered|given) (?:in|by) the (?:sources|pages)\b",
+    re.IGNORECASE,
+)
+OPENING_NOISE = re.compile(r"^\s*(?:#{1,6}[^\n]*\n+|\*\*TL;DR:\*\*\s*)+")
 NEGATIONS = re.compile(
     r"\b(?:no|not|neither|nor|cannot|without|failed to|did not|does not|"
     r"do not|was not|were not|is not|are not|none|lack of)\b"
@@ -55,6 +68,17 @@ def verdict(answer: str) -> str:
     if HEDGES.search(text):
         return "maybe"
     return "no" if NEGATIONS.search(text) else "yes"
+
+
+def first_sentence(answer: str) -> str:
+    """The answer's opening sentence, past a heading or a TL;DR label."""
+    body = OPENING_NOISE.sub("", answer.lstrip()).strip()
+    return re.split(r"(?<=[.!?])(?:\s*\[\d+\])*\s+", body, maxsplit=1)[0] if body else ""
+
+
+def declines(answer: str) -> bool:
+    """The answer's first sentence says the sources do not contain the answer."""
+    return bool(NOT_FOUND.search(first_sentence(answer)))
 
 
 def url_key(url: str) -> str:
@@ -107,6 +131,8 @@ class Score:
     rounds: int = 0
     read_ms: int = 0
     reads_cut: int = 0  # pages cut off by the settle wait or the read deadline
+    declined: bool = False  # the answer opens by saying the sources do not contain it
+    answer_in_lead: bool | None = None  # the gold answer in the answer's first sentence
 
     @property
     def gold_any(self) -> bool | None:
@@ -140,7 +166,7 @@ def score(q: Question, obs: Observation) -> Score:
         answer_in_passages=None if q.yes_no else contains_answer(passages, q.answers),
         answer_in_text=(stated in {a.lower() for a in q.answers})
         if q.yes_no
-        else contains_answer(answer, q.answers),
+        else contains_answer(CITE_MARK.sub(" ", answer), q.answers),
         verdict=stated,
         cites_checked=r.verification.checked if r else 0,
         cites_supported=r.verification.supported if r else 0,
@@ -156,6 +182,10 @@ def score(q: Question, obs: Observation) -> Score:
         rounds=r.usage.rounds if r else 0,
         read_ms=r.usage.read_ms if r else 0,
         reads_cut=len(obs.cut),
+        declined=declines(answer) if r else False,
+        answer_in_lead=None
+        if q.yes_no
+        else contains_answer(CITE_MARK.sub(" ", first_sentence(answer)), q.answers),
     )
 
 
@@ -215,8 +245,10 @@ class Summary:
     gold_pages_kept: Rate  # ...among sources kept for the writer
     answer_in_passages: Rate
     answer_in_text: Rate
+    answer_in_lead: Rate
     cites_supported: Rate
     calibration: dict[str, Rate]  # answer_in_text per confidence grade
+    declined: Rate  # answers that open by saying the sources do not contain the answer
     latency_ms: dict[str, float | None]
     pages_read_mean: float
     pages_per_s: float | None
@@ -240,6 +272,7 @@ def summarize(scores: Sequence[Score]) -> Summary:
         gold_pages_kept=_pages(scores, "gold_kept"),
         answer_in_passages=rate_of(s.answer_in_passages for s in scores),
         answer_in_text=rate_of(s.answer_in_text for s in scores),
+        answer_in_lead=rate_of(s.answer_in_lead for s in scores),
         cites_supported=Rate(
             sum(s.cites_supported for s in scores), sum(s.cites_checked for s in scores)
         ),
@@ -247,6 +280,7 @@ def summarize(scores: Sequence[Score]) -> Summary:
             g: rate_of(s.answer_in_text for s in scores if s.confidence == g)
             for g in CONFIDENCE_GRADES
         },
+        declined=rate_of(s.declined for s in scores if s.ok),
         latency_ms={f"p{q}": percentile(latencies, q) for q in (50, 90, 99)},
         pages_read_mean=pages / len(scores) if scores else 0.0,
         pages_per_s=pages / total_s if total_s > 0 else None,

@@ -112,7 +112,8 @@ def _source_item(source: Source, quote: str | None) -> str:
     title = escape(source.title or source.url)
     url = escape(source.url)
     link = f'<a href="{url}">{title}</a>' if source.url.startswith(_SAFE_SCHEMES) else title
-    dates = [f"fetched {escape(source.fetched_at[:10])}"] if source.fetched_at else []
+    dates = [escape(source.location)] if source.location else []
+    dates += [f"fetched {escape(source.fetched_at[:10])}"] if source.fetched_at else []
     if source.published:
         dates.append(f"published {escape(source.published[:10])}")
     if source.snippet:

@@ -17,7 +17,8 @@ def source_line(source: Source, cited: bool = True) -> str:
     `(not cited)` for a source the writer was given but did not cite."""
     title = _escape_label(" ".join((source.title or source.url).split()))
     url = source.url.replace(" ", "%20").replace(")", "%29")
-    notes = [f"fetched {source.fetched_at[:10]}"] if source.fetched_at else []
+    notes = [source.location] if source.location else []
+    notes += [f"fetched {source.fetched_at[:10]}"] if source.fetched_at else []
     if source.published:
         notes.append(f"published {source.published[:10]}")
     notes.append(source.authority)
@@ -29,19 +30,21 @@ def source_line(source: Source, cited: bool = True) -> str:
 
 def render_markdown(record: SessionRecord, heading: bool = True) -> str:
     """The answer as saved, with its sources listed; a `# question` title when `heading`."""
-    return result_markdown(record.result, record.question if heading else None)
+    return result_markdown(record.result, question=record.question if heading else None)
 
 
-def result_markdown(result: Result, question: str | None) -> str:
-    """What `ask` prints and `show`/`export --format=md` reprint: the question as a heading,
-    the answer (or the filled data as pretty JSON), then every source the writer was given."""
+def result_markdown(result: Result, references: bool = True, question: str | None = None) -> str:
+    """A result's answer (or its filled schema as pretty JSON) under `question` as a heading
+    when given, then its numbered `## Sources` list (uncited ones marked) unless `references`
+    is false: what `ask` prints, `show`/`export --format=md` reprint, and the SSE report and
+    the MCP tool's text carry."""
     if result.data is not None and not result.answer:
         body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
     else:
         body = (result.answer or "").strip()
     parts = [f"# {_one_line(question)}"] if question and not body.startswith("# ") else []
     parts.append(body)
-    if result.sources:
+    if references and result.sources:
         parts.append(sources_markdown(result))
     return "\n\n".join(parts) + "\n"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass
 
 import pypdfium2
 
@@ -17,24 +18,42 @@ _PDF_DATE = re.compile(r"^(?:D:)?(\d{4})(\d{2})(\d{2})")
 _PDFIUM = threading.Lock()
 
 
+@dataclass(frozen=True, slots=True)
+class PdfPages:
+    """A PDF's text page by page (index 0 is page 1), for sources that cite a page."""
+
+    title: str
+    pages: tuple[str, ...]
+    published: str | None
+    page_count: int  # pages in the file; more than len(pages) when the cap cut it
+
+
 def extract_pdf(data: bytes, *, max_pages: int = 50) -> Extracted:
+    pdf = extract_pdf_pages(data, max_pages=max_pages)
+    text = "\n\n".join(p for p in pdf.pages if p)
+    return Extracted(title=pdf.title or _first_line(text), text=text, published=pdf.published)
+
+
+def extract_pdf_pages(data: bytes, *, max_pages: int = 50) -> PdfPages:
     with _PDFIUM:
         return _extract(data, max_pages)
 
 
-def _extract(data: bytes, max_pages: int) -> Extracted:
+def _extract(data: bytes, max_pages: int) -> PdfPages:
     try:
         document = pypdfium2.PdfDocument(data)
     except pypdfium2.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise FetchError("encrypted pdf (needs a password)", cause="unsupported") from exc
         raise FetchError(f"unreadable pdf: {exc}", cause="unsupported") from exc
     try:
         metadata = document.get_metadata_dict(skip_empty=True)
-        pages = [_page_text(document, i) for i in range(min(len(document), max_pages))]
+        count = len(document)
+        pages = tuple(_page_text(document, i) for i in range(min(count, max_pages)))
     finally:
         document.close()
-    text = "\n\n".join(p for p in pages if p)
-    title = " ".join(str(metadata.get("Title", "")).split()) or _first_line(text)
-    return Extracted(title=title, text=text, published=_pdf_date(metadata.get("CreationDate", "")))
+    title = " ".join(str(metadata.get("Title", "")).split())
+    return PdfPages(title, pages, _pdf_date(metadata.get("CreationDate", "")), count)
 
 
 def _page_text(document: pypdfium2.PdfDocument, index: int) -> str:

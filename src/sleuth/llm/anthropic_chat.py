@@ -1,7 +1,8 @@
 """Anthropic Messages streaming through the official `anthropic` SDK.
 
 System messages go to `system=`; the stream's `message_start` carries the input tokens and
-`message_delta` the output tokens. Only `text_delta` is answer text (thinking deltas are not).
+`message_delta` the output tokens. Only `text_delta` is answer text; `thinking_delta` (extended
+thinking) comes out as `Reasoning` items.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import anthropic
 from anthropic.types import MessageParam
 
 from ..fetch.tls import tls_context
-from ..ports import Message, TokenUsage
+from ..ports import Message, ModelItem, Reasoning, TokenUsage
 from .base import ProviderChat, transport_failure
 from .clients import ClientPool
 from .keys import NO_KEY, shared_ring
@@ -54,7 +55,7 @@ class AnthropicChat(ProviderChat):
 
     async def _attempt(
         self, key: str, messages: Sequence[Message], max_tokens: int
-    ) -> AsyncGenerator[str | TokenUsage, None]:
+    ) -> AsyncGenerator[ModelItem, None]:
         client = self._client.with_options(api_key=key)
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         stream = await client.messages.create(
@@ -71,6 +72,8 @@ class AnthropicChat(ProviderChat):
                     input_tokens = event.message.usage.input_tokens
                 elif event.type == "content_block_delta" and event.delta.type == "text_delta":
                     yield event.delta.text
+                elif event.type == "content_block_delta" and event.delta.type == "thinking_delta":
+                    yield Reasoning(event.delta.thinking)
                 elif event.type == "message_delta":
                     output_tokens = event.usage.output_tokens
         yield TokenUsage(self.name, input_tokens, output_tokens)

@@ -1,8 +1,8 @@
 """What every chat provider does around its own wire format.
 
-Budget check before the call, retries until the first delta, reasoning blocks stripped from the
-text, one TokenUsage at the end (the API's numbers, or ~4 characters per token when a server
-sends none), and the call's tokens and time recorded on the meter.
+Budget check before the call, retries until the first delta, reasoning blocks moved out of the
+text into `Reasoning` items, one TokenUsage at the end (the API's numbers, or ~4 characters per
+token when a server sends none), and the call's tokens and time recorded on the meter.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from contextlib import aclosing
 import httpx2
 
 from ..errors import LLMError
-from ..ports import Message, TokenUsage
+from ..ports import Message, ModelItem, Reasoning, TokenUsage
 from .keys import KeyRing
 from .meter import Meter
 from .retry import Classifier, Failure, RetryPolicy, retrying
 from .thinking import ReasoningFilter
 
-RawStream = Callable[[str], AsyncGenerator[str | TokenUsage, None]]
+RawStream = Callable[[str], AsyncGenerator[ModelItem, None]]
 
 
 class ProviderChat:
@@ -50,8 +50,8 @@ class ProviderChat:
 
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int = 2048
-    ) -> AsyncIterator[str | TokenUsage]:
-        def raw(key: str) -> AsyncGenerator[str | TokenUsage, None]:
+    ) -> AsyncIterator[ModelItem]:
+        def raw(key: str) -> AsyncGenerator[ModelItem, None]:
             return self._attempt(key, messages, max_tokens)
 
         return provider_stream(
@@ -67,7 +67,7 @@ class ProviderChat:
 
     def _attempt(
         self, key: str, messages: Sequence[Message], max_tokens: int
-    ) -> AsyncGenerator[str | TokenUsage, None]:
+    ) -> AsyncGenerator[ModelItem, None]:
         raise NotImplementedError
 
     def _classify(self, exc: BaseException) -> Failure | None:
@@ -84,7 +84,7 @@ async def provider_stream(
     classify: Classifier,
     meter: Meter | None,
     where: str = "",
-) -> AsyncGenerator[str | TokenUsage, None]:
+) -> AsyncGenerator[ModelItem, None]:
     if meter is not None:
         meter.check_budget()
     started = time.monotonic()
@@ -98,10 +98,13 @@ async def provider_stream(
                 if isinstance(item, TokenUsage):
                     usage = item
                     continue
-                raw_chars += len(item)
-                if piece := flt.feed(item):
+                raw_chars += len(item if isinstance(item, str) else item.text)
+                for piece in _separated(flt, item):
                     yield piece
-        if tail := flt.flush():
+        tail = flt.flush()
+        if thought := flt.take_reasoning():
+            yield Reasoning(thought)
+        if tail:
             yield tail
     except LLMError as exc:
         raise _at(exc, f"{model} at {where}" if where else "") from exc
@@ -121,6 +124,15 @@ def _at(exc: LLMError, where: str) -> LLMError:
     named = LLMError(f"{where}: {exc}", setting=exc.setting)
     named.retryable = exc.retryable
     return named
+
+
+def _separated(flt: ReasoningFilter, item: str | Reasoning) -> list[str | Reasoning]:
+    """A delta as its reasoning (from `<think>` tags, or sent apart by the API) and its text."""
+    if isinstance(item, Reasoning):
+        return [item] if item.text else []
+    visible = flt.feed(item)
+    thought = flt.take_reasoning()
+    return [*([Reasoning(thought)] if thought else []), *([visible] if visible else [])]
 
 
 def estimate_usage(model: str, messages: Sequence[Message], output_chars: int) -> TokenUsage:

@@ -3,12 +3,13 @@ critic, triage, bridge, structured output, narration) rather than a stream."""
 
 from __future__ import annotations
 
-from ..ports import ChatModel, Message, TokenUsage
+from ..ports import ChatModel, Message
 
 
 async def complete(model: ChatModel, prompt: str, max_tokens: int) -> str:
+    """The reply's text; reasoning the model streams is not part of it."""
     parts: list[str] = []
     async for item in model.stream([Message("user", prompt)], max_tokens=max_tokens):
-        if not isinstance(item, TokenUsage):
+        if isinstance(item, str):
             parts.append(item)
     return "".join(parts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 
-from ..ports import ChatModel, Message, TokenUsage
+from ..ports import ChatModel, Message, ModelItem
 
 
 class LazyChat:
@@ -29,12 +29,12 @@ class LazyChat:
 
     def stream(
         self, messages: Sequence[Message], *, max_tokens: int = 2048
-    ) -> AsyncIterator[str | TokenUsage]:
+    ) -> AsyncIterator[ModelItem]:
         return self._stream(messages, max_tokens)
 
     async def _stream(
         self, messages: Sequence[Message], max_tokens: int
-    ) -> AsyncIterator[str | TokenUsage]:
+    ) -> AsyncIterator[ModelItem]:
         real = await self.model()
         async for item in real.stream(messages, max_tokens=max_tokens):
             yield item

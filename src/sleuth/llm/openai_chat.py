@@ -2,7 +2,8 @@
 
 Works with api.openai.com and any OpenAI-compatible server (Ollama, vLLM, llama.cpp,
 OpenRouter). Some of those send no usage (estimated instead) and some stream reasoning in a
-`reasoning_content` field, which is ignored: only `content` is answer text.
+`reasoning_content` field (DeepSeek, vLLM, llama.cpp) or `reasoning` (OpenRouter): it comes out
+as `Reasoning` items, never as answer text; only `content` is the answer.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import openai
 from openai.types.chat import ChatCompletionMessageParam
 
 from ..fetch.tls import tls_context
-from ..ports import Message, TokenUsage
+from ..ports import Message, ModelItem, Reasoning, TokenUsage
 from .base import ProviderChat, transport_failure
 from .clients import ClientPool
 from .keys import NO_KEY, shared_ring
@@ -39,7 +40,7 @@ class OpenAIChat(ProviderChat):
         )
         # api.openai.com rejects `max_tokens` for reasoning models; compatible servers may not
         # know the newer `max_completion_tokens`.
-        self._official = base_url is None
+        self._official = base_url is None or "//api.openai.com" in base_url
         self._owns_client = clients is None
         self._client = (clients or ClientPool()).get(
             ("openai", base_url, timeout_s),
@@ -58,7 +59,7 @@ class OpenAIChat(ProviderChat):
 
     async def _attempt(
         self, key: str, messages: Sequence[Message], max_tokens: int
-    ) -> AsyncGenerator[str | TokenUsage, None]:
+    ) -> AsyncGenerator[ModelItem, None]:
         client = self._client.with_options(api_key=key)
         stream = await client.chat.completions.create(
             model=self.name,
@@ -74,6 +75,8 @@ class OpenAIChat(ProviderChat):
                 if chunk.usage is not None:
                     usage = self._usage(chunk.usage)
                 for choice in chunk.choices:
+                    if thought := _reasoning(choice.delta):
+                        yield Reasoning(thought)
                     if choice.delta.content:
                         yield choice.delta.content
         if usage is not None:
@@ -96,6 +99,15 @@ class OpenAIChat(ProviderChat):
             # An error object inside a 200 stream (e.g. a router's upstream failure): transient.
             return Failure(None, f"stream error: {error_detail(exc.body, exc.message)}")
         return transport_failure(exc, self.timeout_s)
+
+
+def _reasoning(delta: Any) -> str | None:
+    """The reasoning a compatible server adds to a delta (not part of the SDK's typed model)."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(delta, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _wire_messages(messages: Sequence[Message]) -> list[ChatCompletionMessageParam]:

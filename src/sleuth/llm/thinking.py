@@ -1,7 +1,8 @@
-"""Remove reasoning blocks (`<think>`, `<thinking>`, `<reasoning>`) from model output.
+"""Separate reasoning blocks (`<think>`, `<thinking>`, `<reasoning>`) from model output.
 
 Reasoning models served through OpenAI-compatible endpoints often put their chain of thought in
-the text itself. It must not reach the answer, and in a stream a tag can arrive split across
+the text itself. It must not reach the answer, but people watching a run may want to see it, so
+the filter hands it back separately (`take_reasoning`). In a stream a tag can arrive split across
 deltas (`"<thi"`, `"nk>"`), so the filter holds back any tail that could still become a tag.
 A block that never closes swallows the rest of the output: a half-finished thought is not an
 answer. Whitespace between a block and the answer is dropped at the start of the output.
@@ -16,12 +17,14 @@ _OPENERS = tuple(f"<{t}>" for t in _TAGS)
 
 
 class ReasoningFilter:
-    """Incremental filter: `feed` each delta, then `flush` once at the end."""
+    """Incremental filter: `feed` each delta (visible text back), then `flush` once at the end;
+    `take_reasoning` drains the reasoning text seen since it was last called."""
 
     def __init__(self) -> None:
         self._buf = ""
         self._closer: str | None = None  # set while inside a block
         self._visible = False  # has any non-whitespace text been emitted yet
+        self._thought: list[str] = []
 
     def feed(self, delta: str) -> str:
         self._buf += delta
@@ -36,16 +39,26 @@ class ReasoningFilter:
 
     def flush(self) -> str:
         rest, self._buf = self._buf, ""
-        return "" if self._closer is not None else self._lead(rest)
+        if self._closer is not None:
+            self._thought.append(rest)
+            return ""
+        return self._lead(rest)
+
+    def take_reasoning(self) -> str:
+        text, self._thought = "".join(self._thought), []
+        return text
 
     def _skip_block(self) -> bool:
-        """Drop text up to the closing tag; False when it has not arrived yet."""
+        """Move text up to the closing tag to the reasoning; False until the tag has arrived."""
         assert self._closer is not None
         at = self._buf.lower().find(self._closer)
         if at < 0:
-            # Keep only what could be the start of the closing tag.
-            self._buf = self._buf[-(len(self._closer) - 1) :]
+            # Hold back only what could be the start of the closing tag.
+            keep = len(self._closer) - 1
+            self._thought.append(self._buf[:-keep] if len(self._buf) > keep else "")
+            self._buf = self._buf[-keep:]
             return False
+        self._thought.append(self._buf[:at])
         self._buf = self._buf[at + len(self._closer) :]
         self._closer = None
         return True
@@ -96,3 +109,10 @@ async def strip_reasoning(deltas: AsyncIterator[str]) -> AsyncIterator[str]:
 def strip_reasoning_text(text: str) -> str:
     flt = ReasoningFilter()
     return flt.feed(text) + flt.flush()
+
+
+def split_reasoning_text(text: str) -> tuple[str, str]:
+    """(visible text, reasoning text) of a whole reply."""
+    flt = ReasoningFilter()
+    visible = flt.feed(text) + flt.flush()
+    return visible, flt.take_reasoning()

@@ -1,4 +1,8 @@
-"""After the writer: clean the text, enforce citations, verify them, grade confidence."""
+"""After the writer: clean the text, enforce citations, verify them, grade confidence.
+
+Confidence is answerability (`answerability.py`): whether the cited evidence answers the
+question, with its reasons — not how well the citations held up.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ from ..types import (
     Verification,
 )
 from . import cite
+from .answerability import assess
+from .links import not_citations
 from .trust import source_trust
 
 MISSING = re.compile(r"^\s*MISSING:\s*(.+?)\s*$", re.MULTILINE)
@@ -29,6 +35,7 @@ class FinishedAnswer:
     citations: tuple[Citation, ...]
     verification: Verification
     confidence: Confidence
+    confidence_reasons: tuple[str, ...]
     source_trust: SourceTrust
     missing: str | None  # the search the writer says would find a missing fact
     data: Any = None  # structured output, when a schema was given
@@ -45,18 +52,19 @@ def clean(text: str) -> tuple[str, str | None]:
 
 def finish_answer(raw: str, sources: Sequence[Source], request: ResearchRequest) -> FinishedAnswer:
     text, missing = clean(raw)
-    text = cite.normalize(text, (s.number for s in sources))
+    text = cite.normalize(not_citations(text, sources), (s.number for s in sources))
     if request.verify_cites:
         verification = cite.verify(text, sources, request.cite_min_recall)
     else:
         verification = Verification(0, 0, (), enabled=False)
     answer = text + ("\n" + cite.health_footer(verification) if verification.unsupported else "")
-    citations = cite.citations(text, sources)
+    assessment = assess(request.question, text, sources, verification, missing)
     return FinishedAnswer(
         answer=answer.strip() + "\n",
-        citations=citations,
+        citations=cite.citations(text, sources),
         verification=verification,
-        confidence=cite.confidence(sources, verification, len(citations)),
+        confidence=assessment.confidence,
+        confidence_reasons=assessment.reasons,
         source_trust=source_trust(sources),
         missing=missing,
     )

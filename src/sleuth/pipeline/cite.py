@@ -2,8 +2,11 @@
 
 * `normalize` removes numbers that match no source, expands `[1, 3]` and `[1-3]`, collapses
   repeats, and writes every marker as `[n]`.
-* `verify` checks each cited sentence lexically: the share of its content tokens found in each
-  cited source must reach `min_recall`; a multi-cite sentence passes only if every cite does.
+* `claims` finds the cited sentences: a marker belongs to the sentence it follows, in every
+  style ("Claim [1].", "Claim. [1]", "Claim.[1]", footnote-like "^1", lists, tables).
+* `verify` checks each cited sentence against a passage of each cited source (`support.py`:
+  content words within a short window, every number, month and negation); a multi-cite
+  sentence passes only if every cite does.
 * `citations` lists exactly the cited sources in number order with a quote from the passage that
   best matches the sentences citing it.
 """
@@ -14,12 +17,21 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..text import clip, content_tokens, split_sentences, words
-from ..types import Citation, Confidence, Source, UnsupportedSentence, Verification
+from ..text import clip, content_tokens, split_sentences
+from ..types import Citation, Source, UnsupportedSentence, Verification
+from .support import supports
 
 MARKER = re.compile(r"\[\s*(\d+(?:\s*(?:[-–—]|,|;)\s*\d+)*)\s*\](?!\()")
 RUN_OF_MARKERS = re.compile(r"(?:\[\d+\]\s*)+")
 ONE = re.compile(r"\[(\d+)\]")
+# Footnote-like markers: "[^2]" and "^[2]" anywhere, a bare "^2" only right after punctuation
+# ("Claim.^2"), so "mc^2" stays algebra.
+FOOTNOTE = re.compile(r"\[\^(\d+)\]|\^\[(\d+)\]|(?<=[.!?,;:)\]\"'”’])\^(\d+)\b")
+# Markers written after a sentence's end mark ("Claim. [1]", "Claim.[1]"): for parsing, they
+# move before it, so each belongs to the sentence it follows.
+AFTER_END = re.compile(r"([.!?][\"'”’)]*)((?:[ \t]*\[\d+\])+)")
+LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>\s?)")
+TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 QUOTE_LIMIT = 300
 MAX_RANGE = 50  # "[1-9999]" is not a real citation; cap expansion
 
@@ -40,12 +52,13 @@ def _expand(group: str) -> list[int]:
 def normalize(answer: str, valid: Iterable[int]) -> str:
     """Rewrite markers to `[n]`, dropping unknown numbers and repeats within a run of markers."""
     allowed = set(valid)
+    text = FOOTNOTE.sub(lambda m: f"[{next(g for g in m.groups() if g)}]", answer)
 
     def expand(match: re.Match[str]) -> str:
         kept = [n for n in dict.fromkeys(_expand(match.group(1))) if n in allowed]
         return "".join(f"[{n}]" for n in kept)
 
-    text = MARKER.sub(expand, answer)
+    text = MARKER.sub(expand, text)
 
     def dedupe_run(match: re.Match[str]) -> str:
         run = match.group(0)
@@ -69,35 +82,51 @@ class Claim:
 
 
 def claims(answer: str) -> list[Claim]:
-    """Cited sentences of a markdown answer; markers after a sentence's end belong to it."""
-    out: list[Claim] = []
+    """Cited sentences of a markdown answer. A marker belongs to the sentence it follows, in
+    every style: "Claim [1].", "Claim. [1]", "Claim.[1]", a line of its own, a table cell."""
+    found: list[Claim] = []  # every sentence, cited or not, so a lone marker finds its own
     for line in answer.splitlines():
-        body = re.sub(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>\s?)", "", line).strip()
-        if not body or body.startswith("|"):
+        body = LINE_PREFIX.sub("", line).strip()
+        if not body or TABLE_RULE.match(body):
             continue
-        for _, sentence in split_sentences(body):
-            numbers = tuple(dict.fromkeys(int(n) for n in ONE.findall(sentence)))
-            plain = re.sub(r"\s+([.,;:!?])", r"\1", ONE.sub("", sentence)).strip()
-            if numbers and plain:
-                out.append(Claim(plain, numbers))
+        if ONE.sub("", body).strip() == "" and found:  # markers alone: the sentence above
+            last = found[-1]
+            extra = (int(n) for n in ONE.findall(body))
+            found[-1] = Claim(last.sentence, tuple(dict.fromkeys((*last.numbers, *extra))))
+            continue
+        for piece in _table_cells(body) if body.startswith("|") else [body]:
+            found += _sentences(piece)
+    return [c for c in found if c.numbers]
+
+
+def _table_cells(row: str) -> list[str]:
+    """A table row's cells, each read with the row's first cell (what the row is about)."""
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    head = ONE.sub("", cells[0]).strip() if cells else ""
+    return [cells[0]] + [f"{head}: {c}" if head else c for c in cells[1:] if c]
+
+
+def _before_end(match: re.Match[str]) -> str:
+    """'Claim. [1][2]' -> 'Claim [1][2].' (parsing copy only; the answer keeps its style)."""
+    marks = "".join(f"[{n}]" for n in ONE.findall(match.group(2)))
+    return f" {marks}{match.group(1)}"
+
+
+def _sentences(text: str) -> list[Claim]:
+    moved = AFTER_END.sub(_before_end, text)
+    out = []
+    for _, sentence in split_sentences(moved):
+        numbers = tuple(dict.fromkeys(int(n) for n in ONE.findall(sentence)))
+        plain = re.sub(r"\s+([.,;:!?])", r"\1", ONE.sub("", sentence)).strip()
+        if plain:
+            out.append(Claim(plain, numbers))
     return out
 
 
-def recall(sentence: str, source_tokens: set[str]) -> float:
-    tokens = content_tokens(sentence)
-    if not tokens:
-        return 1.0
-    return sum(1 for t in tokens if t in source_tokens) / len(tokens)
-
-
-def source_tokens(source: Source) -> set[str]:
-    text = source.text or " ".join(p.text for p in source.passages)
-    return set(words(f"{source.title} {text}"))
-
-
 def verify(answer: str, sources: Sequence[Source], min_recall: float = 0.4) -> Verification:
+    """Check every cited sentence against its sources' passages (`support.supports`); a
+    multi-cite sentence passes only if every cite does."""
     by_number = {s.number: s for s in sources}
-    tokens = {s.number: source_tokens(s) for s in sources}
     checked = supported = 0
     unsupported: list[UnsupportedSentence] = []
     for claim in claims(answer):
@@ -105,7 +134,7 @@ def verify(answer: str, sources: Sequence[Source], min_recall: float = 0.4) -> V
         if not numbers:
             continue
         checked += 1
-        if all(recall(claim.sentence, tokens[n]) >= min_recall for n in numbers):
+        if all(supports(claim.sentence, by_number[n], min_recall) for n in numbers):
             supported += 1
         else:
             unsupported.append(UnsupportedSentence(claim.sentence, tuple(numbers)))
@@ -123,7 +152,8 @@ def citations(answer: str, sources: Sequence[Source]) -> tuple[Citation, ...]:
     for n in cited_numbers(answer):
         if n in by_number:
             source = by_number[n]
-            out.append(Citation(n, source.url, source.title, _quote(source, citing.get(n, []))))
+            quote = _quote(source, citing.get(n, []))
+            out.append(Citation(n, source.url, source.title, quote, source.location))
     return tuple(out)
 
 
@@ -167,18 +197,3 @@ def health_footer(verification: Verification) -> str:
         marks = "".join(f"[{n}]" for n in item.numbers)
         lines.append(f"- {clip(item.sentence, 200)} {marks}")
     return "\n".join(lines) + "\n"
-
-
-def confidence(sources: Sequence[Source], verification: Verification, cited: int) -> Confidence:
-    """A coarse grade from sources read, distinct sources cited, and citations that held up.
-
-    high: at least 3 sources read, 2 of them cited, 90% of checked citations supported;
-    medium: at least 2 read, 1 cited, 60% supported; low otherwise.
-    """
-    read = sum(1 for s in sources if not s.snippet)
-    ratio = verification.supported / verification.checked if verification.checked else 0.0
-    if read >= 3 and cited >= 2 and ratio >= 0.9:
-        return "high"
-    if read >= 2 and cited >= 1 and ratio >= 0.6:
-        return "medium"
-    return "low"

@@ -112,6 +112,7 @@ def _source(
         published=(page.published if page else None) or result.published,
         snippet=is_snippet,
         text=page.text if page else result.snippet,
+        location=page.location if page else None,
     )
 
 

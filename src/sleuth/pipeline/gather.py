@@ -22,7 +22,7 @@ from ..events import (
     FetchSkipped,
     NearDuplicate,
     Notice,
-    Reading,
+    ReadStarted,
     SearchDegraded,
     Searched,
 )
@@ -192,8 +192,7 @@ async def read_round(
         limits.read_deadline_s, limits.settle_after, limits.settle_wait_s, request.concurrency
     )
     to_fetch = [c for c in candidates if c.result.page is None]
-    if to_fetch:
-        emit(Reading(len(to_fetch)))
+    emit(ReadStarted(len(to_fetch)))
     outcome = await read_all(to_fetch, fetcher, read_limits, emit, tasks)
     gathering.read_ms += int((time.monotonic() - started) * 1000)
     gathering.pages_read += len(outcome.pages)

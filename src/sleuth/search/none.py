@@ -23,4 +23,6 @@ def factory(settings: BackendSettings, regs: Registries) -> SearchBackend:
 
 
 def register(regs: Registries) -> None:
-    regs.search.register("none", factory, summary="no web search; only --include files")
+    regs.search.register(
+        "none", factory, summary="no web search; only --include files", offline=True
+    )

@@ -17,10 +17,11 @@ from ..store.service import ServiceStore
 from . import errors
 from .bodylimit import BodyLimit
 from .config import Clock, ServerConfig, wall_clock
+from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
 from .research import Research
-from .routes import lookup, meta, research
+from .routes import lookup, meta, research, webapp
 from .state import State
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
@@ -49,8 +50,10 @@ def create_app(
     @asynccontextmanager
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:
         try:
-            yield
+            async with serving_mcp():
+                yield
         finally:  # runs still going have lost their clients: cancel them, then close
+            await state.live.aclose()
             await state.research.aclose()
             await sleuth.aclose()
             await store.aclose()
@@ -67,8 +70,9 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
-    for module in (meta, research, lookup):
+    for module in (meta, research, lookup, webapp):
         api.include_router(module.router)
+    serving_mcp = mcp_http.mount(api, state)
     errors.install(api)
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     api.add_middleware(RequestLog, metrics=metrics)  # added last: outermost, sees every answer

@@ -17,6 +17,9 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 8000
     open_access: bool = False  # no keys needed: every request is the org OPEN_ORG
+    # SLEUTH_ACCESS_PASSWORD: the SSE API and MCP accept it as a bearer token (org OPEN_ORG)
+    # besides API keys, and need one of them even when keys do not exist.
+    access_password: str | None = field(default=None, repr=False)
     run_slots: int = 4  # research runs at once on this node; more → 503 SERVER_BUSY
     org_runs: int | None = 2  # runs at once per organization; more → 429
     org_rate: int | None = None  # requests per minute per organization; more → 429

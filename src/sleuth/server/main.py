@@ -21,6 +21,7 @@ from .app import create_app
 from .config import ServerConfig, is_loopback
 
 CONFIG_ENV = "SLEUTH_SERVE_CONFIG"  # how workers get the parent's configuration
+PASSWORD_ENV = "SLEUTH_ACCESS_PASSWORD"  # the SSE API's and MCP's shared password
 GRACE_S = 30  # in-flight requests get this long to finish on shutdown; then runs are cancelled
 
 
@@ -57,10 +58,12 @@ def config_for(options: ServeOptions) -> ServerConfig:
     from ..store.service_sqlite import SqliteServiceStore
 
     has_keys = asyncio.run(SqliteServiceStore(sleuth_home()).has_keys())
+    password = os.environ.get(PASSWORD_ENV) or None
     return ServerConfig(
         host=options.host,
         port=options.port,
-        open_access=access_mode(options.host, options.no_auth, has_keys),
+        open_access=access_mode(options.host, options.no_auth, has_keys or bool(password)),
+        access_password=password,
         run_slots=options.run_slots,
         org_runs=options.org_runs,
         org_rate=options.org_rate,

@@ -1,15 +1,17 @@
 """What a running server holds: its configuration, the application, the store, the clock,
-the metrics and the research service. One per app, reached from a request."""
+the metrics, the research service and the live runs streams follow. One per app, reached
+from a request."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fastapi import Request
 
 from ..store.service import ServiceStore
 from .config import Clock, ServerConfig
+from .live import LiveRuns
 from .metrics import Metrics
 
 if TYPE_CHECKING:
@@ -25,6 +27,10 @@ class State:
     clock: Clock
     metrics: Metrics
     research: Research
+    live: LiveRuns = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.live = LiveRuns(self)
 
 
 def state_of(request: Request) -> State:

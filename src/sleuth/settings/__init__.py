@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..types import ApiFormat, BrowserMode
+from ..types import ApiFormat, BrowserMode, Guidance
 
 
 def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
@@ -33,6 +33,8 @@ class Settings:
     search_fallback: str | None = None  # None: wikipedia, or news,wikipedia when since is set
     since_set: bool = False
     include: tuple[str, ...] = ()
+    kb: str = "default"  # the knowledge base `--search=kb` uses
+    kb_hybrid: bool = False  # BM25 only: hybrid's gain on the bench was within noise
     base_url: str | None = None
     api_key: str | None = None
     model: str | None = None
@@ -52,6 +54,7 @@ class Settings:
     browser: BrowserMode = "auto"
     browser_executable: str | None = None
     browser_cdp_endpoint: str | None = None
+    guidance: Guidance = field(default_factory=Guidance)  # a requester's added instructions
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
     def with_(self, **changes: Any) -> Settings:

@@ -94,9 +94,26 @@ _TABLE = (
         "include",
         "list",
         (),
-        "Local files or directories (.md .txt .html .pdf) to use as sources.",
+        "Local files or folders to use as sources, read for this run only (PDF, DOCX, PPTX, "
+        "XLSX, CSV, HTML, Markdown, text, EPUB).",
         "engine",
         metavar="PATH[,PATH]",
+    ),
+    _s(
+        "kb",
+        "text",
+        "default",
+        "Knowledge base that --search=kb and the kb commands use (kb:NAME also picks one).",
+        "engine",
+        metavar="NAME",
+    ),
+    _s(
+        "kb_hybrid",
+        "flag",
+        False,
+        "Rank knowledge-base passages by BM25 fused with local embeddings (needs the embed "
+        "extra and files added with --embed).",
+        "engine",
     ),
     # ------------------------------------------------------------------ reading
     _s("no_cache", "flag", False, "Do not read or write the page cache.", "engine"),
@@ -288,6 +305,14 @@ _TABLE = (
     _s("verbose", "flag", False, "Print every run event on stderr.", "output", short="-v"),
     _s("no_cost", "flag", False, "Do not print the cost summary.", "output"),
     _s("strict_cites", "flag", False, "Exit 4 when any citation is unsupported.", "output"),
+    _s(
+        "require_answer",
+        "flag",
+        False,
+        "Exit 3 when the sources do not answer the question (confidence low); the answer "
+        "saying so is still printed.",
+        "output",
+    ),
 )
 
 SETTINGS: Mapping[str, Setting] = MappingProxyType({s.name: s for s in _TABLE})

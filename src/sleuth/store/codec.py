@@ -61,6 +61,7 @@ def _source(data: dict[str, Any]) -> Source:
         snippet=bool(data.get("snippet", False)),
         authority=data.get("authority", "unknown"),
         text=data.get("text", ""),
+        location=data.get("location"),
     )
 
 
@@ -102,6 +103,7 @@ def result_from_json(data: dict[str, Any]) -> Result:
         sources=tuple(_source(s) for s in data.get("sources", ())),
         queries=tuple(data.get("queries", ())),
         confidence=data.get("confidence", "low"),
+        confidence_reasons=tuple(str(r) for r in data.get("confidence_reasons", ())),
         verification=_verification(data.get("verification") or {"checked": 0, "supported": 0}),
         source_trust=SourceTrust(trust["label"], dict(trust["counts"])),
         usage=_usage(data.get("usage") or {}),

@@ -106,12 +106,43 @@ def paragraph_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly")
+SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "ies", "es", "ers", "er", "s", "ly")
+POSSESSIVE = re.compile(r"['’]s?$")
+# Irregular verb forms common in questions and answers ("who sang", "X wrote", "Y won").
+IRREGULAR = dict(
+    pair.split(":")
+    for pair in """won:win sang:sing sung:sing wrote:write written:write built:build began:begin
+    begun:begin made:make lost:lose died:die ran:run led:lead held:hold took:take taken:take
+    gave:give given:give became:become came:come went:go gone:go sold:sell bought:buy
+    taught:teach thought:think told:tell said:say saw:see seen:see chose:choose chosen:choose
+    drew:draw drawn:draw flew:fly fought:fight grew:grow grown:grow knew:know met:meet
+    paid:pay shot:shoot spoke:speak spoken:speak stood:stand struck:strike swam:swim
+    threw:throw thrown:throw wore:wear worn:wear kept:keep sent:send spent:spend felt:feel
+    fell:fall fallen:fall ate:eat eaten:eat drove:drive driven:drive rode:ride sank:sink
+    sunk:sink hid:hide froze:freeze frozen:freeze""".split()
+)
 
 
 def stem(word: str) -> str:
-    """A crude suffix stripper: enough for "checks"/"checked"/"checking" to meet."""
+    """A crude stemmer: enough for "checks"/"checked"/"checking", "Lowe's"/"Lowes",
+    "founder"/"founded" and "sang"/"sings" to meet. Suffixes are stripped until none is left,
+    so every form of a word ends at the same stem."""
+    word = POSSESSIVE.sub("", word)
+    word = IRREGULAR.get(word, word)
+    for _ in range(3):
+        cut = _strip_suffix(word)
+        if cut == word:
+            break
+        word = cut
+    # "update", "updated", "updates" -> "updat": a final e goes too.
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def _strip_suffix(word: str) -> str:
     for suffix in SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
+            continue
+        if suffix == "es" and not word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+            continue  # "writes" -> "write", not "writ"; "boxes" -> "box"
+        return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
     return word

@@ -170,26 +170,36 @@ COMMON_OPENERS = frozenset(
 
 
 class ModelPlanner:
-    def __init__(self, model: ChatModel) -> None:
+    def __init__(self, model: ChatModel, guidance: str = "") -> None:
         self.model = model
+        self.guidance = guidance  # a requester's added planning instructions
 
     async def plan(self, question: str) -> list[str]:
-        text = await complete(self.model, load("plan").format(question=question), 400)
+        prompt = _guided(self.guidance) + load("plan").format(question=question)
+        text = await complete(self.model, prompt, 400)
         queries = [q for q in parse_list(text) if q.strip()]
         return _dedupe(queries) or heuristic_plan(question)
 
 
 class ModelCritic:
-    def __init__(self, model: ChatModel) -> None:
+    def __init__(self, model: ChatModel, guidance: str = "") -> None:
         self.model = model
+        self.guidance = guidance  # a requester's added review instructions
 
     async def review(
         self, question: str, draft: str, weak: Sequence[str], sources: Sequence[Source]
     ) -> Verdict:
         weak_text = "\n".join(f"- {s}" for s in weak) or "(none)"
         titles = "\n".join(f"[{s.number}] {s.title}" for s in sources)
-        prompt = load("critic").format(
+        prompt = _guided(self.guidance) + load("critic").format(
             question=question, draft=draft, weak=weak_text, sources=titles
         )
         verdict = parse_verdict(await complete(self.model, prompt, 500))
         return Verdict(verdict.complete, verdict.missing, verdict.queries[:MAX_GAP_QUERIES])
+
+
+def _guided(text: str) -> str:
+    """A requester's instructions ahead of the prompt, which keeps the reply format last."""
+    if not text.strip():
+        return ""
+    return f"The requester adds these instructions:\n<requester>\n{text.strip()}\n</requester>\n\n"

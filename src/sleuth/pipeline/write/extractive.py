@@ -1,47 +1,91 @@
 """The built-in extractive writer: an answer made only of sentences the sources contain.
 
-It takes the best-scored sentences of the kept passages (see `sentences.py`), drops
-near-repeats, and writes them with their source number. Every sentence is copied from the source
-it cites, so its citations are supported by construction — it cannot invent a claim.
+It leads with the answer: the best-scored sentence of the kept passages (see `sentences.py`:
+question terms, expected answer type, passage relevance, a page about the question's subject),
+then supporting sentences from the sources, near-repeats and filler (under a share of the lead's
+score) dropped. When the lead does not answer — the evidence test of `answerability.py` — it
+says so in its first sentence, then gives at most four sentences the sources do say that name
+at least a third of the question's key terms, never unrelated padding (on 260 multi-hop dev
+questions, two sentences naming half the terms lost a third of the answers the old writer's
+text held; four naming a third kept them: HotpotQA 0.32 -> 0.46, old writer 0.48). Every
+other sentence is copied from the source it cites, so its citations are supported by
+construction: it cannot invent a claim.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 
 from ...ports import WriteTask
 from ...text import clip
 from ...types import Source
-from .sentences import Candidate, score, sentences
+from ..answerability import Evidence, gap, subject_cover
+from ..asks import Asks, asks
+from .sentences import Candidate, Scored, score, sentences, title_cover
 
 NOTICE = (
     "no LLM configured: extractive answer from the sources "
     "(set SLEUTH_BASE_URL, OPENAI_API_KEY or ANTHROPIC_API_KEY for a written one)"
 )
 REPEAT_JACCARD = 0.6
-MIN_SCORE = 0.05
+FILLER = 0.3  # a sentence scoring under this share of the lead's score is filler
+RELATED_COVERAGE = 0.34  # a not-found answer quotes sentences naming a third of the key terms
+RELATED_SENTENCES = 4
+LEAD_POOL = 5  # the lead is the best of the top sentences that passes the evidence test
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-def select(sources: Sequence[Source], question: str, limit: int) -> list[Candidate]:
-    """Best-supported sentences, no near-repeats; the best first, the rest in reading order."""
-    cands = sentences(sources)
-    ranked = sorted(zip(score(cands, question), cands, strict=True), key=lambda x: -x[0])
+@dataclass(frozen=True, slots=True)
+class Composition:
+    """The sentences an answer is made of, and whether the lead answers the question."""
+
+    answered: bool
+    chosen: list[Candidate]  # the lead first, then the rest in reading order
+    opening: str = ""  # the sources-do-not-contain-it sentence, when not answered
+
+
+def compose(sources: Sequence[Source], question: str, limit: int) -> Composition:
+    wanted = asks(question)
+    ranked = sorted(
+        score(sentences(sources), wanted, title_cover(sources, wanted)), key=lambda s: -s.value
+    )
+    if not ranked:  # no whole sentence at all (snippet fragments): nothing to judge
+        return Composition(False, [])
+    subject = subject_cover(wanted, sources)
+    answering = [s for s in ranked[:LEAD_POOL] if Evidence(s.coverage, subject, s.typed).answers]
+    if answering:
+        lead = answering[0]
+        others = [s for s in ranked if s is not lead]
+        picked = [lead.cand, *_distinct(others, limit - 1, FILLER * lead.value, [lead.cand])]
+        rest = sorted(picked[1:], key=lambda c: (c.number, c.offset))
+        return Composition(True, picked[:1] + rest)
+    lead = ranked[0]
+    related = [s for s in ranked if s.coverage >= RELATED_COVERAGE]
+    chosen = _distinct(related, RELATED_SENTENCES, floor=FILLER * lead.value)
+    return Composition(False, chosen, not_found(wanted, sources))
+
+
+def _distinct(
+    ranked: Sequence[Scored], limit: int, floor: float, taken: Sequence[Candidate] = ()
+) -> list[Candidate]:
     picked: list[Candidate] = []
-    for value, cand in ranked:
-        if len(picked) >= limit or value <= MIN_SCORE:
+    for item in ranked:
+        if len(picked) >= limit or item.value < floor or item.value <= 0:
             break
-        if any(_jaccard(cand.tokens, p.tokens) >= REPEAT_JACCARD for p in picked):
-            continue
-        picked.append(cand)
-    if not picked and cands:  # nothing matched the question: still say what the sources say
-        picked = [cands[0]]
-    head, rest = picked[:1], sorted(picked[1:], key=lambda c: (c.number, c.offset))
-    return head + rest
+        if not any(
+            _jaccard(item.cand.tokens, p.tokens) >= REPEAT_JACCARD for p in (*taken, *picked)
+        ):
+            picked.append(item.cand)
+    return picked
+
+
+def not_found(wanted: Asks, sources: Sequence[Source]) -> str:
+    return f"The sources found do not contain the answer to this question: {gap(wanted, sources)}."
 
 
 def cite_sentence(c: Candidate) -> str:
@@ -65,6 +109,13 @@ def paragraphs(chosen: Sequence[Candidate]) -> str:
     return "\n\n".join(blocks)
 
 
+def render(composition: Composition) -> str:
+    if composition.answered:
+        return paragraphs(composition.chosen)
+    body = "\n\n".join(cite_sentence(c) for c in composition.chosen)
+    return composition.opening + ("\n\n" + body if body else "")
+
+
 def fallback(task: WriteTask) -> str:
     """No whole sentence to quote (snippet fragments, tables): quote the best passage itself."""
     for source in task.sources:
@@ -85,20 +136,26 @@ class ExtractiveWriter:
         self.sentences = sentences
 
     async def write(self, task: WriteTask) -> AsyncIterator[str]:
-        if task.tldr:
-            lead = select(task.sources, task.question, 2)
-            yield "**TL;DR:** " + " ".join(cite_sentence(c) for c in lead) + "\n\n"
         if task.output == "report":
             for chunk in self._report(task):
                 yield chunk
             return
-        yield paragraphs(select(task.sources, task.question, self.sentences)) or fallback(task)
+        composition = compose(task.sources, task.question, self.sentences)
+        if not composition.chosen and not composition.opening:
+            yield fallback(task)  # no whole sentence: quote the best passage, graded low
+            return
+        if task.tldr and composition.answered:
+            lead = composition.chosen[:2]
+            yield "**TL;DR:** " + " ".join(cite_sentence(c) for c in lead) + "\n\n"
+        yield render(composition)
 
     def _report(self, task: WriteTask) -> list[str]:
-        """An overview, then one section per aspect (sub-query) or, without aspects, per source."""
-        overview = select(task.sources, task.question, 3)
-        parts = ["## Overview\n\n" + (paragraphs(overview) or fallback(task)) + "\n"]
-        used = {c.text for c in overview}
+        """An overview, then one section per aspect (sub-query) or, without aspects, per source;
+        a section whose sentences name under half of its terms is left out, rather than filled
+        with whatever the pages say."""
+        overview = compose(task.sources, task.question, 3)
+        parts = ["## Overview\n\n" + (render(overview) or fallback(task)) + "\n"]
+        used = {c.text for c in overview.chosen}
         sections: list[tuple[str, list[Source]]] = (
             [(aspect, list(task.sources)) for aspect in task.aspects]
             if task.aspects
@@ -106,7 +163,8 @@ class ExtractiveWriter:
         )
         for heading, sources in sections:
             query = heading if task.aspects else task.question
-            own = [c for c in select(sources, query, 3) if c.text not in used]
+            found = compose(sources, query, 3 + len(used))
+            own = [c for c in found.chosen if c.text not in used][:3]
             used.update(c.text for c in own)
             if own:
                 parts.append(f"\n## {heading[:1].upper()}{heading[1:]}\n\n{paragraphs(own)}\n")

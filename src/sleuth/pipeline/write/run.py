@@ -1,12 +1,13 @@
-"""Drive a writer: emit its deltas as events and make sure a run with sources has an answer."""
+"""Drive a writer: emit its deltas (and its model's reasoning, apart) as events and make sure a
+run with sources has an answer."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
 
-from ...events import Emit, Notice, WriterDelta, WriterStarted
-from ...ports import Writer, WriteTask
+from ...events import Emit, Notice, WriterDelta, WriterReasoning, WriterStarted
+from ...ports import Reasoning, Writer, WriteTask
 from ..answer import clean
 from .extractive import ExtractiveWriter
 
@@ -45,6 +46,9 @@ def _has_answer(text: str) -> bool:
 async def _stream(writer: Writer, task: WriteTask, emit: Emit) -> str:
     parts: list[str] = []
     async for chunk in writer.write(task):
+        if isinstance(chunk, Reasoning):
+            emit(WriterReasoning(chunk.text))
+            continue
         parts.append(chunk)
         emit(WriterDelta(chunk))
     return "".join(parts)

@@ -1,26 +1,31 @@
 """Sentences of the kept passages, scored for how well they answer the question.
 
-The score rewards the question's rarer words in the sentence (and, at half weight, in the
-sentences around it and the page title — "It was released in 2003" answers through its
-neighbour), the relevance of the passage it comes from, the answer shape the question asks
-for (a duration for "how long", a year for "when", a name for "who"), and new information:
-a sentence made only of the question's words restates it instead of answering.
+The score is a product of: the share of the question's key terms in the sentence, averaged
+with their share in the sentence plus its neighbours and page title ("It was released in 2003"
+answers through its neighbour); how much of the question the page's title names (a page about
+the question's subject); the answer shape the question asks for (a duration for "how long", a
+year for "when", a name for "who"); the relevance of the passage it comes from; and new
+information — a sentence made only of the question's words restates it instead of answering.
+Key terms count equally: weighting them by rarity among the run's own sentences made the
+question's subject (found in every page read) count least. On 200 NQ dev questions (seeds 1
+and 2) the best sentence held the answer in 0.46 of them, against 0.40 with rarity weights.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...text import content_tokens, paragraph_spans, split_sentences, stem
 from ...types import Source
+from ..asks import Asks, coverage, has_shape
 
 MIN_WORDS, MAX_WORDS = 5, 80
+# The asked-for answer shape present / no shape asked / absent.
+SHAPE_WEIGHT = {True: 2.0, None: 1.5, False: 1.0}
 MIN_LETTERS = 0.5  # share of letters: "The 12.9-kilometre (8 mi) bridge opened in 1997." passes
-CONTEXT_WEIGHT = 0.5
 # Footnote-style markers inside page text ("[12]", "[citation needed]") must not pass as ours.
 FOREIGN_MARKER = re.compile(r"\s*\[(?:\d+(?:\s*[-–,;]\s*\d+)*|[a-z ]{3,25})\]")
 MARKUP_LINE = re.compile(r"^\s*(?:#{1,6}\s|\||```|<)")
@@ -95,79 +100,37 @@ def _usable(sentence: str) -> bool:
     )
 
 
-UNITS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries)"
-MONTHS = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December)"
-)
-# Expected answer shapes by question form: a sentence holding one is far likelier to answer.
-ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
-    (
-        re.compile(r"\bhow (?:long|old)\b", re.I),
-        re.compile(
-            rf"\b\d[\d,.]*\s*(?:-\s*)?{UNITS}\b|\b(?:one|two|three|four|five|six|seven|"
-            rf"eight|nine|ten|twelve|thirty|ninety)\s+{UNITS}\b",
-            re.I,
-        ),
-    ),
-    (
-        re.compile(r"\b(?:when|what (?:year|date|time)|which year|since when)\b", re.I),
-        re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b{MONTHS}\s+\d{{1,2}}\b"),
-    ),
-    (
-        re.compile(
-            r"\bhow (?:many|much|far|big|often|tall|large)\b|\bwhat (?:percentage|number)", re.I
-        ),
-        re.compile(r"\d"),
-    ),
-    (
-        re.compile(r"^\s*where\b|\bwhere (?:is|are|was|were|did|does|do)\b", re.I),
-        re.compile(r"\b(?:in|at|near|from|on) (?:the )?[A-Z][a-z]+"),
-    ),
-    (
-        re.compile(r"^\s*who\b|\bwho (?:is|was|were|founded|wrote|invented|created)\b", re.I),
-        re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+\b"),
-    ),
-)
-
-
 INDIRECT_QUESTION = re.compile(
     r"\b(?:how (?:long|many|much|do|does|can|to)|whether|wonder(?:s|ed|ing)?|asks?|asked)\b", re.I
 )
 
 
-def answer_shape(question: str) -> re.Pattern[str] | None:
-    for asks, shape in ANSWER_TYPES:
-        if asks.search(question):
-            return shape
-    return None
+@dataclass(frozen=True, slots=True)
+class Scored:
+    cand: Candidate
+    value: float
+    coverage: float  # share of the question's key terms in the sentence and its context
+    typed: bool | None  # holds the asked-for answer shape (None: nothing asked)
 
 
-def score(cands: Sequence[Candidate], question: str) -> list[float]:
-    wanted = stems(question)
-    shape = answer_shape(question)
-    df = Counter(t for c in cands for t in c.tokens | c.context)
-    n = max(1, len(cands))
-
-    def idf(t: str) -> float:
-        return math.log(1 + n / df[t])
-
-    total = sum(idf(t) for t in wanted if df[t]) or 1.0
-    out = []
-    for c in cands:
-        own = wanted & c.tokens
-        near = (wanted & c.context) - own
-        hit = (sum(idf(t) for t in own) + CONTEXT_WEIGHT * sum(idf(t) for t in near)) / total
-        novelty = len(c.tokens - wanted) / max(1, len(c.tokens))
-        value = hit * (0.4 + min(novelty, 0.6)) * (0.35 + c.relevance)
-        if shape is not None:
-            value *= 2.0 if _has_shape(shape, c.text, question) else 0.6
-        if INDIRECT_QUESTION.search(c.text):
-            value *= 0.3  # "we wonder how long ...": it asks, it does not answer
-        out.append(value)
-    return out
+def title_cover(sources: Sequence[Source], wanted: Asks) -> dict[int, float]:
+    """How much of the question each page's title names: a page about the question's subject."""
+    return {s.number: coverage(wanted, stems(s.title)) for s in sources}
 
 
-def _has_shape(shape: re.Pattern[str], sentence: str, question: str) -> bool:
-    """The expected answer shape, not counting text the question already contains."""
-    return any(m.group(0).lower() not in question.lower() for m in shape.finditer(sentence))
+def score(cands: Sequence[Candidate], wanted: Asks, titles: Mapping[int, float]) -> list[Scored]:
+    """Score every candidate; see the module docstring for the terms of the product."""
+    return [_scored(c, wanted, titles.get(c.number, 0.0)) for c in cands]
+
+
+def _scored(c: Candidate, wanted: Asks, title: float) -> Scored:
+    own = coverage(wanted, c.tokens)
+    near = coverage(wanted, c.tokens | c.context)
+    typed = None if wanted.shape is None else has_shape(wanted.shape, c.text, wanted.question)
+    shape = SHAPE_WEIGHT[typed]
+    novelty = len(c.tokens - set(wanted.terms)) / max(1, len(c.tokens))
+    value = (1 + title) * (own + near) / 2 * shape * math.sqrt(0.35 + c.relevance)
+    value *= 0.4 + min(novelty, 0.6)
+    if INDIRECT_QUESTION.search(c.text):
+        value *= 0.3  # "we wonder how long ...": it asks, it does not answer
+    return Scored(c, value, near, typed)

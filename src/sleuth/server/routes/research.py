@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from ..auth import Principal, ServerState, scoped
 from ..idempotency import idempotent
 from ..models import ResearchBody, ResearchResult
+from ..stream import research_stream, wants_events
 from .common import POST_ERRORS, check_rate, documented
 
 router = APIRouter()
@@ -42,8 +43,14 @@ async def research(
 ) -> Response:
     """Search, read, keep passages, write, check every citation. Identical requests within 10
     minutes are answered from the cache (`cached: true`, not metered); identical requests in
-    flight share one run. Quick runs stop after 45 s, deep runs after 150 s (504)."""
+    flight share one run. Quick runs stop after 45 s, deep runs after 150 s (504).
+
+    With `Accept: text/event-stream` the run's events stream as server-sent events, ending
+    with a `result` event (this response's JSON) or an `error` event."""
     await check_rate(state, caller.org)
+    if wants_events(request):
+        values = {"query": body.query, **body.values()}
+        return await research_stream(state, caller.org, values, no_cache=body.no_cache)
     payload = body.model_dump(mode="json", by_alias=True)
 
     async def run() -> JSONResponse:

@@ -1,0 +1,73 @@
+"""Calibration: for each confidence level, how many answers get it and how often they are right,
+on answerable and unanswerable questions side by side (issue 10).
+
+Right means: on an answerable question, the gold answer is in the answer text (the stated
+verdict for yes/no questions); on an unanswerable one (gold pages hidden, no other page holds
+the answer), the answer opens by saying the sources do not contain it. A confidence level means
+something when `high` is nearly always right and almost never given to unanswerable questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .report import fmt_rate, rate_json
+from .score import CONFIDENCE_GRADES, Rate, Score, rate_of
+
+ALL = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    given: Rate  # answers given this level, out of all completed answers
+    right: Rate  # of those, the right ones
+
+
+def cells(scores: Sequence[Score], unanswerable: bool) -> dict[str, Cell]:
+    done = [s for s in scores if s.ok]
+    out = {}
+    for grade in (*CONFIDENCE_GRADES, ALL):
+        mine = [s for s in done if grade == ALL or s.confidence == grade]
+        out[grade] = Cell(
+            Rate(len(mine), len(done)), rate_of(_right(s, unanswerable) for s in mine)
+        )
+    return out
+
+
+def _right(score: Score, unanswerable: bool) -> bool:
+    return score.declined if unanswerable else score.answer_in_text
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    answerable: dict[str, Cell]
+    unanswerable: dict[str, Cell]
+
+
+def calibrate(answerable: Sequence[Score], unanswerable: Sequence[Score]) -> Calibration:
+    return Calibration(cells(answerable, False), cells(unanswerable, True))
+
+
+def calibration_table(cal: Calibration) -> str:
+    """Markdown: one row per confidence level; answerable and unanswerable side by side."""
+    lines = [
+        "| confidence | answerable: given | answerable: right | unanswerable: given | "
+        "unanswerable: right (says not found) |",
+        "|---|---|---|---|---|",
+    ]
+    for grade in (*CONFIDENCE_GRADES, ALL):
+        a, u = cal.answerable[grade], cal.unanswerable[grade]
+        lines.append(
+            f"| {grade} | {fmt_rate(a.given)} | {fmt_rate(a.right)} | "
+            f"{fmt_rate(u.given)} | {fmt_rate(u.right)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def calibration_json(cal: Calibration) -> dict[str, Any]:
+    return {
+        side: {g: {"given": rate_json(c.given), "right": rate_json(c.right)} for g, c in d.items()}
+        for side, d in (("answerable", cal.answerable), ("unanswerable", cal.unanswerable))
+    }

@@ -1,0 +1,243 @@
+"""Confidence is answerability, measured from the evidence (DESIGN §2, issue 10).
+
+A supported citation only says a sentence is faithful to its page, not that the page answers
+the question. So confidence is judged on the answer's lead claim — its first cited sentence —
+read with the sentences around it in the cited passage:
+
+* coverage: the share of the question's key terms (`asks.py`) in the lead claim and its
+  context; the missing ones are named in the reasons;
+* subject: the largest share of the key terms that a kept page's title names — a page about
+  the question's subject rather than one that mentions its words;
+* answer type: when the question asks for a date, number, duration, name or place, whether the
+  lead claim holds one beyond what the question says;
+* read and supported: the lead comes from a read page (not a search snippet) and passed the
+  citation check, and at least 90% of all cited sentences did;
+* a chained question ("the film that was shot in …", "are X and Y both …") needs two facts.
+
+The evidence score is coverage + subject (0 to 2). The rule:
+  low    — the answer says the sources do not contain the answer (the extractive writer's
+           opening, a model's own words), nothing is cited, the lead claim is unsupported, the
+           asked-for answer type is missing, or the evidence score is below 0.9;
+  high   — evidence score at least 1.1, the lead read and supported, 90% of citations held,
+           the question not chained and the writer not asking for a missing fact;
+  medium — everything else.
+Citation support alone never makes an answer `high`. Other pages stating the same answer are
+reported but do not change the grade: on 200 NQ and 92 unanswerable dev questions agreement
+did not separate right answers from wrong ones (ROC AUC 0.54, against 0.86 for the score).
+On those questions (seeds 1 and 2) the thresholds gave `high` to 48% of NQ answers, 92% of them
+right, and to 4 of 92 unanswerable questions; below 0.9 the extractive writer says the sources
+do not contain the answer (83% of unanswerable questions, 28% of NQ ones).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..types import Confidence, Source, Verification
+from .asks import Asks, asks, coverage, shape_spans
+from .cite import Claim, claims
+from .support import context_of, stems_of
+
+ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
+HIGH_AT = 1.1
+SUPPORTED_SHARE = 0.9
+# The sources-do-not-answer opening, in the extractive writer's words and a model's.
+NOT_FOUND = re.compile(
+    r"\b(?:sources?|pages?|passages?|documents?)\b[^.]{0,80}?\b(?:do|does|did)(?:n['’]t| not)\b"
+    r"[^.]{0,60}?\b(?:contain|say|state|answer|mention|name|give|include|provide|specify)"
+    r"|\b(?:no|none of the)\s+(?:\w+\s+){0,2}(?:sources?|pages?|passages?)\b[^.]{0,60}?"
+    r"\b(?:contains?|says?|states?|answers?|mentions?|names?|gives?)\b"
+    r"|\b(?:could not|couldn['’]t|cannot|can['’]t|unable to)\s+(?:find|determine)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    confidence: Confidence
+    reasons: tuple[str, ...]  # the first one says why the grade is what it is
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a candidate answer sentence shows about the question."""
+
+    coverage: float
+    subject: float  # best share of key terms named by a kept page's title
+    typed: bool | None  # the asked-for answer type is present (None: nothing asked)
+
+    @property
+    def score(self) -> float:
+        return self.coverage + self.subject
+
+    @property
+    def answers(self) -> bool:
+        return self.score >= ANSWERS_AT and self.typed is not False
+
+
+def subject_cover(wanted: Asks, sources: Sequence[Source]) -> float:
+    return max((coverage(wanted, stems_of(s.title)) for s in sources), default=0.0)
+
+
+def says_not_found(answer: str) -> bool:
+    """The answer's opening sentence says the sources do not contain the answer."""
+    opening = re.split(r"(?<=[.!?])\s+", answer.strip(), maxsplit=1)[0] if answer.strip() else ""
+    return bool(NOT_FOUND.search(opening))
+
+
+def missing_terms(wanted: Asks, found: frozenset[str] | set[str]) -> list[str]:
+    return [word for key, word in wanted.terms.items() if key not in found]
+
+
+def gap(wanted: Asks, sources: Sequence[Source]) -> str:
+    """What the kept pages lack, in a few words: the reason a not-found answer gives."""
+    seen: set[str] = set()
+    for s in sources:
+        seen |= stems_of(" ".join([s.title, *(p.text for p in s.passages)]))
+    absent = missing_terms(wanted, seen)
+    if absent:
+        return "no kept page mentions " + _listed(absent)
+    if wanted.kind:
+        return f"no kept passage gives {wanted.kind} that answers it"
+    return "no kept passage answers it directly"
+
+
+def assess(
+    question: str,
+    answer: str,
+    sources: Sequence[Source],
+    verification: Verification,
+    missing: str | None = None,
+) -> Assessment:
+    """Grade an answer by whether its evidence answers `question` (the rule above)."""
+    wanted = asks(question)
+    if says_not_found(answer):
+        said = "the answer says the sources do not answer"
+        return Assessment("low", (gap(wanted, sources), said))
+    cited = claims(answer)
+    by_number = {s.number: s for s in sources}
+    lead = cited[0] if cited else None
+    own = [by_number[n] for n in lead.numbers if n in by_number] if lead else []
+    if lead is None or not own:
+        return Assessment("low", ("no sentence cites a source",))
+    found = stems_of(" ".join([lead.sentence, *(context_of(lead.sentence, s) for s in own)]))
+    evidence = _evidence(wanted, lead, found, sources)
+    checks = _Checks(lead, own, verification, missing)
+    grade = _grade(wanted, evidence, checks)
+    against, for_it = _reasons(wanted, evidence, checks, found, sources)
+    return Assessment(grade, tuple(for_it + against if grade == "high" else against + for_it))
+
+
+def _evidence(wanted: Asks, lead: Claim, found: set[str], sources: Sequence[Source]) -> Evidence:
+    typed = None
+    if wanted.shape is not None:
+        typed = bool(shape_spans(wanted.shape, lead.sentence, wanted.question))
+    return Evidence(coverage(wanted, found), subject_cover(wanted, sources), typed)
+
+
+@dataclass(frozen=True, slots=True)
+class _Checks:
+    lead: Claim
+    own: Sequence[Source]  # the sources the lead claim cites
+    verification: Verification
+    missing: str | None
+
+    @property
+    def lead_supported(self) -> bool:
+        return self.lead.sentence not in {u.sentence for u in self.verification.unsupported}
+
+    @property
+    def share(self) -> float:
+        v = self.verification
+        if not v.enabled:
+            return 1.0
+        return v.supported / v.checked if v.checked else 0.0
+
+    @property
+    def read(self) -> bool:
+        return all(not s.snippet for s in self.own)
+
+
+def _grade(wanted: Asks, evidence: Evidence, checks: _Checks) -> Confidence:
+    if not evidence.answers or not checks.lead_supported:
+        return "low"
+    if (
+        evidence.score >= HIGH_AT
+        and checks.read
+        and checks.share >= SUPPORTED_SHARE
+        and not wanted.chained
+        and not checks.missing
+    ):
+        return "high"
+    return "medium"
+
+
+def _reasons(
+    wanted: Asks, evidence: Evidence, checks: _Checks, found: set[str], sources: Sequence[Source]
+) -> tuple[list[str], list[str]]:
+    """Every finding: those against the answer, and those for it."""
+    against: list[str] = []
+    for_it: list[str] = []
+    if evidence.typed is False:
+        against.append(f"the lead claim gives no {_bare(wanted.kind)}; the question asks for one")
+    elif evidence.typed:
+        for_it.append(f"the lead claim gives {wanted.kind}: {_spans(wanted, checks)[0]}")
+    absent = missing_terms(wanted, found)
+    if absent:
+        against.insert(0, "the cited passage does not mention " + _listed(absent))
+    else:
+        for_it.append("the cited passage covers the question's key terms")
+    against += _check_reasons(wanted, checks)
+    if evidence.subject < 0.5:
+        against.append("no kept page is about the question's subject (by its title)")
+    for_it.append(_agreement(checks, sources, wanted))
+    return against, for_it
+
+
+def _check_reasons(wanted: Asks, checks: _Checks) -> list[str]:
+    out = []
+    if not checks.lead_supported:
+        out.append("the lead claim is not supported by its source")
+    if checks.share < SUPPORTED_SHARE:
+        v = checks.verification
+        out.append(f"only {v.supported} of {v.checked} cited sentences are supported")
+    if not checks.read:
+        out.append("the lead claim rests on a search snippet, not a read page")
+    if wanted.chained:
+        out.append("the question chains two facts; one cited passage rarely holds both")
+    if checks.missing:
+        out.append(f"the writer says a fact is missing: {checks.missing}")
+    return out
+
+
+def _agreement(checks: _Checks, sources: Sequence[Source], wanted: Asks) -> str:
+    """Other kept pages (different URLs) stating the lead's answer-shaped words."""
+    spans = [s.lower() for s in _spans(wanted, checks)]
+    cited = {s.url for s in checks.own}
+    agree = sum(
+        1
+        for s in sources
+        if spans
+        and s.url not in cited
+        and any(span in p.text.lower() for p in s.passages for span in spans)
+    )
+    if agree == 0:
+        return "no other kept page states the same answer"
+    return f"{agree} other kept page{'s' if agree > 1 else ''} state{'' if agree > 1 else 's'} it"
+
+
+def _spans(wanted: Asks, checks: _Checks) -> list[str]:
+    if wanted.shape is None:
+        return []
+    return shape_spans(wanted.shape, checks.lead.sentence, wanted.question)
+
+
+def _listed(words: Sequence[str]) -> str:
+    shown = [f"'{w}'" for w in words[:4]]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _bare(kind: str | None) -> str:
+    return (kind or "answer").removeprefix("a ").removeprefix("an ")

@@ -1,0 +1,118 @@
+"""What a question asks for: its key terms and the shape of an answer to it.
+
+The extractive writer uses this to pick the sentence that answers, and the answerability check
+to judge whether the cited passages answer at all: "when" wants a date, "how many" a number,
+"how long" a duration, "who" a person's name, "where" a place. A sentence holding the expected
+shape (beyond what the question itself already says) is far likelier to answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..text import content_tokens, stem
+
+UNITS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries)"
+# "How long is the bridge": a length answers too.
+LENGTHS = r"(?:km|kilometres?|kilometers?|miles?|mi|metres?|meters?|m|feet|ft|foot|inches|in|cm)"
+MONTHS = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)"
+)
+# (what the question looks like, what an answer holds, how the reasons name it)
+ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"\bhow (?:long|old)\b", re.I),
+        re.compile(
+            rf"\b\d[\d,.]*\s*(?:-\s*)?(?:{UNITS}|{LENGTHS})\b|\b(?:one|two|three|four|five|"
+            rf"six|seven|eight|nine|ten|twelve|thirty|ninety)\s+{UNITS}\b",
+            re.I,
+        ),
+        "a duration",
+    ),
+    (
+        re.compile(r"\b(?:when|what (?:year|date|time)|which year|since when)\b", re.I),
+        re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b{MONTHS}\s+\d{{1,2}}\b"),
+        "a date",
+    ),
+    (
+        re.compile(
+            r"\bhow (?:many|much|far|big|often|tall|large)\b|\bwhat (?:percentage|number)", re.I
+        ),
+        re.compile(
+            r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+            r"thirty|forty|fifty|hundred|thousand|million|billion)\b",
+            re.I,
+        ),
+        "a number",
+    ),
+    (
+        re.compile(r"^\s*where\b|\bwhere (?:is|are|was|were|did|does|do)\b", re.I),
+        re.compile(r"\b(?:in|at|near|from|on) (?:the )?[A-Z][a-z]+"),
+        "a place",
+    ),
+    (
+        re.compile(r"^\s*who\b|\bwho (?:is|was|were|founded|wrote|invented|created)\b", re.I),
+        re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+\b"),
+        "a name",
+    ),
+)
+# A question that chains two things — "the film that was shot in Leland", "a man born in what
+# year", "are X and Y both ..." — needs two facts; one sentence rarely holds both.
+CHAINED = re.compile(
+    r"\b(?:the|a|an)\s+(?:(?!(?:of|in|on|at|the|a|an)\b)[\w'-]+\s+){0,2}[\w'-]+\s+"
+    r"(?:(?:that|which|who|whose|where)\s|(?:born|based|located|named|founded|created|"
+    r"directed|produced|written|owned|released|formed|shot|played|recorded|published)\s+"
+    r"(?:in|by|on|at|from|for)\b)"
+    r"|\b(?:both|either|neither|the same)\b"
+    r"|\b(?:first|earlier|later|older|younger|longer|larger|bigger|more|less)\b.*\bor\b",
+    re.IGNORECASE,
+)
+# Words that say what kind of answer is wanted rather than what it is about.
+ASKING_WORDS = frozenset(
+    "year date time many much long old far big often tall large number percentage kind type "
+    "first last".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Asks:
+    question: str
+    terms: dict[str, str]  # stemmed key term -> the question's own word, for reasons
+    shape: re.Pattern[str] | None  # what an answer holds, when the question says
+    kind: str | None  # "a date", "a number"...: how reasons name the shape
+    chained: bool = False  # two facts needed (a relative clause, a comparison)
+
+
+def asks(question: str) -> Asks:
+    terms: dict[str, str] = {}
+    for word in content_tokens(question):
+        if word not in ASKING_WORDS:
+            terms.setdefault(stem(word), word)
+    chained = bool(CHAINED.search(question))
+    for asked, shape, kind in ANSWER_TYPES:
+        if asked.search(question):
+            return Asks(question, terms, shape, kind, chained)
+    return Asks(question, terms, None, None, chained)
+
+
+def coverage(wanted: Asks, found: frozenset[str] | set[str]) -> float:
+    """The share of the question's key terms (stems) among `found`."""
+    if not wanted.terms:
+        return 1.0
+    return sum(1 for key in wanted.terms if key in found) / len(wanted.terms)
+
+
+def answer_shape(question: str) -> re.Pattern[str] | None:
+    return asks(question).shape
+
+
+def shape_spans(shape: re.Pattern[str], sentence: str, question: str) -> list[str]:
+    """The expected answer shapes in `sentence`, not counting text the question contains."""
+    lowered = question.lower()
+    return [m.group(0) for m in shape.finditer(sentence) if m.group(0).lower() not in lowered]
+
+
+def has_shape(shape: re.Pattern[str], sentence: str, question: str) -> bool:
+    return bool(shape_spans(shape, sentence, question))

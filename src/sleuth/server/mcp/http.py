@@ -1,0 +1,114 @@
+"""MCP over HTTP inside `sleuth serve`: streamable HTTP at `/api/mcp` (stateless: any replica
+answers any request) and the legacy SSE transport at `/api/mcp/sse` (its messages posted to
+`/api/mcp/sse/messages/`).
+
+Every HTTP request to them passes the same gate as the SSE API (`access.py`: an API key with
+the research scope, or the access password); the caller's organization rides on the request to
+the tool, whose runs are admitted, metered and shared like the API's (`live.py`). The SDK's DNS
+rebinding protection stays on when the server listens on loopback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from fastapi import FastAPI
+from mcp.server.mcpserver import Context
+from starlette.requests import HTTPConnection
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ...events import Event
+from ...types import SearchResult
+from ..access import caller, presented
+from ..auth import Principal
+from ..errors import ApiError
+from ..research import Tally
+from ..state import State
+from .tools import Refused, build
+
+HTTP_PATH = "/api/mcp"
+SSE_PATH = "/api/mcp/sse"
+SEARCH_LEASE_S = 120.0
+
+
+class Gate:
+    """An ASGI wrapper that refuses callers without a key or the password (401 JSON) and
+    hands the caller to the tools through the request's state."""
+
+    def __init__(self, app: ASGIApp, state: State) -> None:
+        self.app, self.state = app, state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            try:
+                found = await caller(self.state, presented(HTTPConnection(scope)))
+            except ApiError as exc:
+                await exc.response()(scope, receive, send)
+                return
+            state = scope.setdefault("state", {})
+            state["principal"], state["org"] = found, found.org
+        await self.app(scope, receive, send)
+
+
+class ServiceRunner:
+    """Runs for MCP over HTTP: the service's own (admitted, metered, shared, cached)."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    async def research(
+        self, ctx: Context, question: str, values: dict[str, Any]
+    ) -> AsyncIterator[Event]:
+        org = _principal(ctx).org
+        prepared = self.state.research.prepare(org, {"query": question, **values})
+        try:
+            following = await self.state.live.follow(org, prepared)
+        except ApiError as exc:
+            raise Refused(exc.message, exc.code, exc.retryable) from None
+        try:
+            async for event in following.events():
+                yield event
+        finally:
+            following.leave()
+
+    async def search(
+        self, ctx: Context, query: str, limit: int, values: dict[str, Any]
+    ) -> list[SearchResult]:
+        org, app = _principal(ctx).org, self.state.app
+        merged = {**self.state.config.defaults, **values}
+
+        async def work(tally: Tally) -> list[SearchResult]:
+            tally.searches = 1
+            return await app.search(query, limit=limit, **merged)
+
+        try:
+            return await self.state.research.metered(org, SEARCH_LEASE_S, work)
+        except ApiError as exc:
+            raise Refused(exc.message, exc.code, exc.retryable) from None
+
+
+def _principal(ctx: Context) -> Principal:
+    request = ctx.request_context.request
+    found = getattr(getattr(request, "state", None), "principal", None)
+    if not isinstance(found, Principal):  # the gate sets it on every request that gets here
+        raise Refused("the request carries no caller", "UNAUTHORIZED")
+    return found
+
+
+def mount(api: FastAPI, state: State) -> Callable[[], AbstractAsyncContextManager[None]]:
+    """Add the MCP routes to `api`; returns what the app's lifespan must run around serving."""
+    server = build(ServiceRunner(state))
+    host = state.config.host
+    streamable = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH, stateless_http=True, host=host
+    )
+    legacy = server.sse_app(sse_path=SSE_PATH, message_path=SSE_PATH + "/messages/", host=host)
+    api.router.routes += [
+        Route(HTTP_PATH, endpoint=Gate(streamable, state), methods=["GET", "POST", "DELETE"]),
+        Route(SSE_PATH, endpoint=Gate(legacy, state), methods=["GET"]),
+        Route(SSE_PATH + "/messages/", endpoint=Gate(legacy, state), methods=["POST"]),
+    ]
+    return server.session_manager.run

@@ -1,0 +1,144 @@
+"""The web-app seed's SSE API: `POST /api/sse` (a JSON body) and `GET /api/sse/live` (the same
+fields as query parameters, so a browser can watch a run from a URL). Events: `infor` first,
+then `progress`, `message`, `reasoning`, and `error`; see `webapp/events.py` for the mapping.
+
+Who may call: see `access.py` (API keys, or `SLEUTH_ACCESS_PASSWORD` as a bearer token or as
+`password=` on the live URL). A refused caller gets a 401 JSON error; anything wrong after that
+(a bad field, an unknown provider, a full server, a failed run) is one `error` event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
+from importlib.metadata import version
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Request
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from ...app.assemble import llm_settings
+from ...app.options import Prepared
+from ...errors import SleuthError, UsageError
+from ...events import Done, Failed
+from ..access import caller, presented
+from ..auth import ServerState
+from ..errors import ApiError
+from ..live import Following
+from ..state import State
+from ..stream import response, sse
+from ..webapp.events import WebAppSteps
+from ..webapp.request import Mapped, WebAppConfig, map_request, parse
+from .common import check_rate, documented
+
+router = APIRouter()
+NAME = "sleuth"
+# How this dialect names the settings an error may mention.
+FIELDS = {
+    "question": "query",
+    "search": "searchProvider",
+    "model": "taskModel",
+    "plan_model": "thinkingModel",
+    "critic_model": "thinkingModel",
+    "max_results": "maxResult",
+}
+STREAM: dict[int | str, dict[str, Any]] = {
+    200: {"description": "Server-sent events", "content": {"text/event-stream": {}}}
+}
+BODY_SCHEMA = {"content": {"application/json": {"schema": WebAppConfig.model_json_schema()}}}
+
+
+@router.post(
+    "/api/sse",
+    summary="Deep research as server-sent events (the research web-app's SSE API)",
+    tags=["sse"],
+    responses={**STREAM, **documented(401, 403)},
+    openapi_extra={"requestBody": BODY_SCHEMA},
+)
+async def sse_post(
+    request: Request, state: ServerState, body: Annotated[dict[str, Any], Body()]
+) -> EventSourceResponse:
+    """Fields: query, provider, thinkingModel, taskModel, searchProvider, language, maxResult,
+    enableCitationImage (accepted; images are not extracted), enableReferences, promptOverrides
+    (added to Sleuth's prompt for the same step; citation rules cannot be overridden)."""
+    org = request.state.org = (await caller(state, presented(request))).org
+    await check_rate(state, org)
+    return response(webapp_events(state, org, body))
+
+
+@router.get(
+    "/api/sse/live",
+    summary="Watch deep research from a URL: the same fields as query parameters",
+    tags=["sse"],
+    responses={**STREAM, **documented(401, 403)},
+)
+async def sse_live(request: Request, state: ServerState) -> EventSourceResponse:
+    """The `POST /api/sse` fields as query parameters, plus `password` (the access password)
+    for clients that cannot send headers; promptOverrides as a JSON object."""
+    params = dict(request.query_params)
+    password = params.pop("password", None)
+    org = request.state.org = (await caller(state, presented(request) or password)).org
+    await check_rate(state, org)
+    return response(webapp_events(state, org, params))
+
+
+async def webapp_events(
+    state: State, org: str, data: Mapping[str, Any]
+) -> AsyncIterator[ServerSentEvent]:
+    try:
+        mapped = map_request(parse(data), state.app.settings.env)
+    except SleuthError as exc:
+        yield _infor()
+        yield sse("error", {"message": exc.worded(_field)})
+        return
+    yield _infor(mapped)
+    try:
+        following = await state.live.follow(org, _prepared(state, org, mapped))
+    except SleuthError as exc:
+        yield sse("error", {"message": exc.worded(_field)})
+        return
+    except ApiError as exc:
+        yield sse("error", {"message": exc.message})
+        return
+    async for item in _followed(following, WebAppSteps(mapped.config.enableReferences)):
+        yield item
+
+
+async def _followed(following: Following, steps: WebAppSteps) -> AsyncIterator[ServerSentEvent]:
+    try:
+        for name, data in steps.opening():
+            yield sse(name, data)
+        async for event in following.events():
+            if isinstance(event, Failed) and event.exception is not None:
+                event = replace(event, error=event.exception.worded(_field))
+            for name, data in steps.translate(event):
+                yield sse(name, data)
+            if isinstance(event, Done | Failed):
+                return
+        yield sse("error", {"message": "the run was cancelled: the server is stopping"})
+    finally:
+        following.leave()
+
+
+def _prepared(state: State, org: str, mapped: Mapped) -> Prepared:
+    """The run: the operator's defaults (less the model endpoint when the request names its
+    own provider), then the request's values."""
+    defaults = {k: v for k, v in state.config.defaults.items() if k not in mapped.dropped}
+    prepared = state.app.prepare(mapped.config.query, **{**defaults, **mapped.values})
+    if mapped.config.provider and not llm_settings(prepared.settings).configured:
+        raise UsageError(
+            f"provider {mapped.config.provider!r}: the server has no model endpoint configured "
+            "(sleuth serve --base-url, or SLEUTH_BASE_URL)"
+        )
+    return replace(prepared, saving=replace(prepared.saving, org=org))
+
+
+def _infor(mapped: Mapped | None = None) -> ServerSentEvent:
+    data: dict[str, Any] = {"name": NAME, "version": version("sleuth")}
+    if mapped is not None and mapped.ignored_prompts:
+        data["ignoredPromptOverrides"] = list(mapped.ignored_prompts)
+    return sse("infor", data)
+
+
+def _field(setting: str) -> str:
+    return FIELDS.get(setting, setting)

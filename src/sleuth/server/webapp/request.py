@@ -1,0 +1,208 @@
+"""The web-app dialect's request (`POST /api/sse` body, `GET /api/sse/live` query) as Sleuth
+setting values.
+
+`provider` + `thinkingModel` + `taskModel` pick the model endpoint: each provider the dialect
+names maps to Sleuth's OpenAI-compatible or Anthropic wire format at the provider's documented
+base URL, with the key from the server's environment (a client never sends a key or a URL);
+`openaicompatible` is the server's own configured endpoint. The thinking model plans and
+reviews, the task model writes. `searchProvider` maps onto Sleuth's backends (`model` is the
+server's default search). `promptOverrides` become instructions added to Sleuth's prompts for
+the same step; the citation rules and the untrusted-source rules cannot be overridden.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ...errors import UsageError
+from ...types import Guidance
+
+DEEP_ROUNDS = 2  # the dialect always asks for deep research: plan, then two critic rounds
+LLM_SETTINGS = ("base_url", "api_key", "api_format", "model", "plan_model", "critic_model")
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    api_format: Literal["openai", "anthropic"]
+    base_url: str
+    key_env: str | None  # the server's variable holding the key; None: no key needed
+
+
+PROVIDERS: Mapping[str, Provider] = {
+    "openai": Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    "anthropic": Provider("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+    "deepseek": Provider("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
+    "openrouter": Provider("openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    "mistral": Provider("openai", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+    "xai": Provider("openai", "https://api.x.ai/v1", "XAI_API_KEY"),
+    "ollama": Provider("openai", "http://127.0.0.1:11434/v1", None),
+}
+CONFIGURED = "openaicompatible"  # the server's own base_url / SLEUTH_BASE_URL
+UNSUPPORTED_PROVIDERS: Mapping[str, str] = {
+    "google": "Sleuth has no Gemini adapter; configure Gemini's OpenAI-compatible endpoint as "
+    "the server's base_url and use provider openaicompatible",
+    "azure": "Sleuth has no Azure OpenAI adapter; use provider openaicompatible",
+    "pollinations": "Sleuth has no Pollinations adapter",
+    "atlascloud": "Sleuth has no AtlasCloud adapter",
+}
+SEARCH: Mapping[str, str | None] = {
+    "model": None,  # the server's default search backend
+    "searxng": "searxng",
+    "tavily": "tavily",
+    "exa": "exa",
+}
+# promptOverrides keys that map onto a step of Sleuth's; the others are accepted and ignored.
+PROMPT_STEPS: Mapping[str, str] = {
+    "systemInstruction": "system",
+    "outputGuidelinesPrompt": "style",  # the request's writing style (tone, length, form)
+    "finalReportPrompt": "style",
+    "reportPlanPrompt": "plan",
+    "serpQueriesPrompt": "plan",
+    "reviewPrompt": "critic",
+}
+IGNORED_PROMPTS = frozenset(
+    {
+        "citationRulesPrompt",  # Sleuth's citation rules are checked in code, never overridden
+        "systemQuestionPrompt",
+        "queryResultPrompt",
+        "searchResultPrompt",
+        "searchKnowledgeResultPrompt",
+        "finalReportCitationImagePrompt",
+        "finalReportReferencesPrompt",
+    }
+)
+
+
+class WebAppConfig(BaseModel):
+    """The dialect's fields (SSEConfig); what Sleuth needs of them is optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=2000)
+    provider: str | None = None
+    thinkingModel: str | None = Field(None, max_length=200)
+    taskModel: str | None = Field(None, max_length=200)
+    searchProvider: str | None = None
+    language: str | None = Field(None, max_length=40)
+    maxResult: int | None = Field(None, ge=1, le=50)
+    enableCitationImage: bool = True  # accepted; Sleuth does not extract images
+    enableReferences: bool = True
+    promptOverrides: dict[str, str] | None = None
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the query is empty")
+        return value.strip()
+
+    @field_validator("promptOverrides", mode="before")
+    @classmethod
+    def _overrides(cls, value: Any) -> Any:
+        """`GET /api/sse/live` carries promptOverrides as a JSON object in one parameter."""
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except json.JSONDecodeError:
+                raise ValueError("promptOverrides must be a JSON object") from None
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Mapped:
+    config: WebAppConfig
+    values: dict[str, Any]  # setting values for the run (the operator's defaults not included)
+    dropped: tuple[str, ...]  # operator defaults the request replaces (its own model endpoint)
+    ignored_prompts: tuple[str, ...]
+
+
+def parse(data: Mapping[str, Any]) -> WebAppConfig:
+    """The request, or a UsageError that names the first bad field."""
+    try:
+        return WebAppConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "body"
+        message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+        if first.get("type") == "extra_forbidden":
+            message = "is not a field of this API"
+        raise UsageError(f"{where}: {message}") from None
+
+
+def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
+    values: dict[str, Any] = {"deep": DEEP_ROUNDS}
+    dropped: tuple[str, ...] = ()
+    if config.provider is not None:
+        endpoint = _provider(config.provider, env)
+        values.update(endpoint)
+        dropped = LLM_SETTINGS if endpoint else ()
+        if endpoint and not config.taskModel:
+            raise UsageError(f"taskModel is required with provider {config.provider!r}")
+    if config.taskModel:
+        values["model"] = config.taskModel
+    thinking = config.thinkingModel or (config.taskModel if dropped else None)
+    if thinking:  # a named provider's models only, never the server's configured ones
+        values["plan_model"] = values["critic_model"] = thinking
+    search = _search(config.searchProvider)
+    if search is not None:
+        values["search"] = search
+    if config.language:
+        values["language"] = config.language
+    if config.maxResult is not None:
+        values["max_results"] = config.maxResult
+    steps, ignored = _prompt_steps(config.promptOverrides or {})
+    if steps.get("style"):
+        values["style"] = steps.pop("style")
+    if steps:
+        values["guidance"] = Guidance(**steps)
+    return Mapped(config, values, dropped, ignored)
+
+
+def _provider(name: str, env: Mapping[str, str]) -> dict[str, Any]:
+    key = name.strip().lower()
+    if key == CONFIGURED:
+        return {}  # the server's own endpoint: its defaults stay
+    if key in UNSUPPORTED_PROVIDERS:
+        raise UsageError(f"provider {name!r}: {UNSUPPORTED_PROVIDERS[key]}")
+    provider = PROVIDERS.get(key)
+    if provider is None:
+        known = ", ".join([*PROVIDERS, CONFIGURED])
+        raise UsageError(f"provider {name!r} is not known; use one of {known}")
+    values: dict[str, Any] = {"api_format": provider.api_format, "base_url": provider.base_url}
+    if provider.key_env is None:
+        values["api_key"] = "none"
+    elif env.get(provider.key_env):
+        values["api_key"] = env[provider.key_env]
+    else:
+        raise UsageError(f"provider {name!r} needs {provider.key_env} set on the server")
+    return values
+
+
+def _search(name: str | None) -> str | None:
+    if name is None:
+        return None
+    key = name.strip().lower()
+    if key not in SEARCH:
+        known = ", ".join(SEARCH)
+        raise UsageError(f"searchProvider {name!r} is not supported; use one of {known}")
+    return SEARCH[key]
+
+
+def _prompt_steps(overrides: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The overrides' texts joined per Sleuth step, and the keys that have no step."""
+    steps: dict[str, list[str]] = {}
+    ignored: list[str] = []
+    for key, text in overrides.items():
+        if key in PROMPT_STEPS:
+            steps.setdefault(PROMPT_STEPS[key], []).append(text)
+        elif key in IGNORED_PROMPTS:
+            ignored.append(key)
+        else:
+            raise UsageError(f"promptOverrides.{key} is not a prompt key of this API")
+    joined = {step: "\n\n".join(texts) for step, texts in steps.items() if any(texts)}
+    return joined, tuple(ignored)

@@ -1,0 +1,102 @@
+"""Confidence is answerability (issue 10): measured from the evidence, with its reasons, and an
+answer that says so when the sources do not answer."""
+
+from __future__ import annotations
+
+from sleuth.engine.engine import Engine
+from sleuth.events import Done, Event
+from sleuth.pipeline.write.extractive import ExtractiveWriter
+from sleuth.pipeline.write.llm import LLMWriter
+from sleuth.ports import Writer
+from sleuth.types import ResearchRequest, Result
+from tests.fakes import FakeChatModel
+
+from .fakes import FakeFetcher, FakeSearch
+
+TOWER = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
+    "It is named after the engineer Gustave Eiffel, whose company designed and built the "
+    "tower. Construction of the Eiffel Tower was completed in 1889 as the entrance arch to "
+    "the 1889 World's Fair."
+)
+PARIS = (
+    "Paris is the capital and largest city of France. The Eiffel Tower, completed in 1889 for "
+    "the World's Fair, is the most visited paid monument in the world."
+)
+TEA = (
+    "A teapot is a vessel used for steeping tea leaves in near-boiling water. Teapots are "
+    "usually made of porcelain, glass or cast iron, and are often sold in sets with cups."
+)
+HITS = [
+    ("https://en.example/wiki/Eiffel_Tower", "Eiffel Tower", "completed in 1889"),
+    ("https://travel.example/paris", "Paris travel guide", "capital of France"),
+    ("https://kitchen.example/teapot", "Teapot", "a vessel for tea"),
+]
+PAGES = {
+    HITS[0][0]: ("Eiffel Tower", TOWER),
+    HITS[1][0]: ("Paris travel guide", PARIS),
+    HITS[2][0]: ("Teapot", TEA),
+}
+
+
+async def ask(question: str, writer: Writer | None = None) -> Result:
+    engine = Engine(FakeSearch({"*": HITS}), FakeFetcher(PAGES), writer or ExtractiveWriter())
+    events: list[Event] = [e async for e in engine.run(ResearchRequest(question))]
+    assert isinstance(events[-1], Done), events[-1]
+    return events[-1].result
+
+
+async def test_a_correct_well_supported_answer_is_high() -> None:
+    result = await ask("When was the Eiffel Tower completed?")
+    answer = result.answer or ""
+    assert answer.startswith("Construction of the Eiffel Tower was completed in 1889")
+    assert result.confidence == "high"
+    assert result.confidence_reasons[0] == "the lead claim gives a date: 1889"
+
+
+async def test_nonsense_is_low_and_says_the_sources_do_not_answer() -> None:
+    result = await ask("how many purple elephants fit inside a quantum teapot on tuesdays")
+    answer = result.answer or ""
+    assert answer.startswith("The sources found do not contain the answer")
+    assert result.confidence == "low"
+    assert "'purple'" in result.confidence_reasons[0]
+    assert "elephants" in answer  # it names what is missing
+
+
+async def test_no_answer_in_the_sources_is_low_without_padding() -> None:
+    result = await ask("Who designed the Sydney Opera House?")
+    answer = result.answer or ""
+    assert answer.startswith("The sources found do not contain the answer")
+    assert "teapot" not in answer.lower() and "porcelain" not in answer
+    assert result.confidence == "low" and result.confidence_reasons
+    assert result.to_json()["confidence_reasons"] == list(result.confidence_reasons)
+
+
+async def test_citation_support_alone_is_not_high() -> None:
+    # Every sentence is faithful to its page, but no page answers the question.
+    model = FakeChatModel()
+    model.enqueue("A teapot is a vessel used for steeping tea leaves [3].")
+    result = await ask("When did the Sydney Opera House open?", LLMWriter(model))
+    assert result.verification.supported == result.verification.checked == 1
+    assert result.confidence == "low"
+    assert any("does not mention" in r for r in result.confidence_reasons)
+
+
+async def test_the_models_own_not_found_statement_makes_it_low() -> None:
+    model = FakeChatModel()
+    model.enqueue(
+        "The sources do not say who designed the Sydney Opera House. They describe the Eiffel "
+        "Tower, which was completed in 1889 [1]."
+    )
+    result = await ask("Who designed the Sydney Opera House?", LLMWriter(model))
+    assert result.confidence == "low"
+
+
+async def test_a_missing_line_keeps_an_answer_from_high() -> None:
+    model = FakeChatModel()
+    text = "Construction of the Eiffel Tower was completed in 1889 [1].\nMISSING: tower opening"
+    model.enqueue(text)
+    model.enqueue(text)  # the rewrite after the follow-up search names it missing again
+    result = await ask("When was the Eiffel Tower completed?", LLMWriter(model))
+    assert result.confidence == "medium"
+    assert any("missing" in r for r in result.confidence_reasons)

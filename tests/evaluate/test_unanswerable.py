@@ -1,0 +1,68 @@
+"""The unanswerable arm and the calibration table (issue 10, build 6)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sleuth.evaluate.calibration import calibrate, calibration_table
+from sleuth.evaluate.corpus_web import Doc
+from sleuth.evaluate.questions import Question
+from sleuth.evaluate.score import Score, declines, first_sentence
+from sleuth.evaluate.unanswerable import hide_gold
+
+from .rows import row as base_row
+
+
+def row(**kw: object) -> Score:
+    return replace(base_row("q", True), **kw)  # type: ignore[arg-type]
+
+
+DOCS = [
+    Doc(
+        "g1",
+        "http://w.example/Nobel",
+        "Nobel Prize in Physics",
+        "First awarded to Wilhelm Röntgen.",
+    ),
+    Doc("g2", "http://w.example/Tower", "Eiffel Tower", "Completed in 1889."),
+    Doc("o1", "http://w.example/X-rays", "X-rays", "X-rays were discovered by Röntgen in 1895."),
+    Doc("o2", "http://w.example/Paris", "Paris", "Paris is the capital of France."),
+]
+
+
+def q(qid: str, answers: tuple[str, ...], gold: str) -> Question:
+    return Question(qid, f"question {qid}", answers, gold_doc_ids=(gold,))
+
+
+def test_hidden_gold_keeps_only_questions_no_other_page_answers() -> None:
+    questions = [
+        q("nobel", ("Wilhelm Conrad Röntgen",), "g1"),  # another page names "Röntgen"
+        q("tower", ("1889",), "g2"),
+        Question("verdict", "is it?", ("yes",), kind="yes/no/maybe", gold_doc_ids=("g2",)),
+    ]
+    hidden = hide_gold(questions, DOCS)
+    assert hidden.hidden_ids == {"g1", "g2"}
+    assert [x.id for x in hidden.questions] == ["tower"]
+    assert [d.id for d in hidden.visible(DOCS)] == ["o1", "o2"]
+
+
+def test_declines_reads_the_opening_sentence_in_any_wording() -> None:
+    assert declines("The sources found do not contain the answer to this question: x.")
+    assert declines("## Overview\n\nNone of the sources says who designed it. They do say [1].")
+    assert declines("I could not find the answer in the pages read.")
+    assert not declines("Canberra is the capital [1]. The sources do not say when it was founded.")
+    assert first_sentence("**TL;DR:** Canberra [1]. More.") == "Canberra [1]."
+
+
+def test_calibration_puts_both_arms_side_by_side() -> None:
+    answerable = [
+        row(confidence="high", answer_in_text=True),
+        row(confidence="high", answer_in_text=False),
+        row(confidence="low", answer_in_text=True),
+    ]
+    unanswerable = [row(confidence="low", declined=True), row(confidence="high", declined=False)]
+    cal = calibrate(answerable, unanswerable)
+    assert (cal.answerable["high"].given.hits, cal.answerable["high"].given.n) == (2, 3)
+    assert cal.answerable["high"].right.hits == 1
+    assert cal.unanswerable["low"].right.hits == 1 and cal.unanswerable["high"].right.hits == 0
+    assert "| high | 0.67 [" in calibration_table(cal)

@@ -1,0 +1,165 @@
+"""Adding files: unchanged files do no work, bad files are skipped with a reason, batches
+resume after an interruption, and owners never see each other's documents."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sleuth.errors import UsageError
+from sleuth.kb import KnowledgeBase, Walk
+from sleuth.kb.convert import convert
+from sleuth.kb.documents import Document
+from sleuth.kb.sqlite_store import SqliteKnowledgeStore
+from tests.kb.docs import make_bad_files, make_folder
+
+
+class CountingConverter:
+    """The real converter, counting each extraction (and optionally interrupting one)."""
+
+    def __init__(self, interrupt_at: int | None = None) -> None:
+        self.names: list[str] = []
+        self.interrupt_at = interrupt_at
+
+    def __call__(self, data: bytes, name: str) -> Document:
+        if self.interrupt_at is not None and len(self.names) + 1 == self.interrupt_at:
+            raise KeyboardInterrupt
+        self.names.append(name)
+        return convert(data, name)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteKnowledgeStore:
+    return SqliteKnowledgeStore(tmp_path / "kb.db")
+
+
+def test_readding_an_unchanged_folder_extracts_nothing(
+    tmp_path: Path, store: SqliteKnowledgeStore
+) -> None:
+    folder = tmp_path / "docs"
+    make_folder(folder)
+    make_bad_files(folder)
+    kb = KnowledgeBase(store)
+    first = CountingConverter()
+    report = kb.add([str(folder)], converter=first)
+    assert len(report.added) == 9 and len(first.names) == 13
+    assert {Path(p).name for p, _ in report.skipped} == {
+        "corrupt.pdf", "locked.pdf", "empty.txt", "really-a-pdf.docx"
+    }  # fmt: skip
+    again = CountingConverter()
+    report = kb.add([str(folder)], converter=again)
+    assert again.names == []
+    assert len(report.unchanged) == 9 and len(report.skipped) == 4 and not report.added
+
+
+def test_changed_file_is_reindexed_and_touched_file_is_not(
+    tmp_path: Path, store: SqliteKnowledgeStore
+) -> None:
+    files = make_folder(tmp_path / "docs")
+    kb = KnowledgeBase(store)
+    kb.add([str(tmp_path / "docs")])
+    note = files["text"]
+    os.utime(note, (1, 1))  # same content, new mtime: hashed, not converted
+    counter = CountingConverter()
+    assert kb.add([str(note)], converter=counter).unchanged == [str(note.resolve())]
+    assert counter.names == []
+    note.write_text("The bicycle shed now holds twenty bicycles.\n", encoding="utf-8")
+    report = kb.add([str(note)], converter=counter)
+    assert report.updated == [str(note.resolve())] and counter.names == ["bikes.txt"]
+    assert "twenty" in kb.search("bicycle shed", 1)[0].text
+    assert not [h for h in kb.search("fourteen", 5) if "fourteen" in h.text]
+
+
+def test_interrupted_batch_resumes_where_it_stopped(
+    tmp_path: Path, store: SqliteKnowledgeStore
+) -> None:
+    make_folder(tmp_path / "docs")
+    kb = KnowledgeBase(store)
+    with pytest.raises(KeyboardInterrupt):
+        kb.add([str(tmp_path / "docs")], converter=CountingConverter(interrupt_at=4))
+    assert len(kb.documents()) == 3  # the files before the interruption were committed
+    rest = CountingConverter()
+    report = kb.add([str(tmp_path / "docs")], converter=rest)
+    assert len(rest.names) == 6 and len(report.unchanged) == 3 and len(kb.documents()) == 9
+
+
+def test_owners_and_knowledge_bases_are_separate(
+    tmp_path: Path, store: SqliteKnowledgeStore
+) -> None:
+    files = make_folder(tmp_path / "docs")
+    KnowledgeBase(store, "default", owner="org-a").add([str(files["pdf"])])
+    other = KnowledgeBase(store, "default", owner="org-b")
+    assert other.search("glorbium", 5) == [] and other.documents() == []
+    assert KnowledgeBase(store, "work", owner="org-a").search("glorbium", 5) == []
+    assert KnowledgeBase(store, "default", owner="org-a").search("glorbium", 5)
+    assert [i.name for i in store.knowledge_bases("org-a")] == ["default"]
+    assert store.knowledge_bases("org-b") == []
+
+
+def test_remove_and_sync(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+    files = make_folder(tmp_path / "docs")
+    kb = KnowledgeBase(store)
+    kb.add([str(tmp_path / "docs")])
+    assert kb.remove([str(files["pdf"])]) == [str(files["pdf"].resolve())]
+    assert kb.search("glorbium", 5) == []
+    with pytest.raises(UsageError, match="not in knowledge base"):
+        kb.remove([str(tmp_path / "nothing-here.txt")])
+    files["markdown"].unlink()
+    report, gone = kb.sync([str(tmp_path / "docs")])
+    assert gone == [str(files["markdown"].resolve())]
+    assert report.added == [str(files["pdf"].resolve())]  # it is in the folder again
+    assert len(kb.documents()) == 8
+
+
+def test_oversized_missing_and_glob(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+    files = make_folder(tmp_path / "docs")
+    kb = KnowledgeBase(store)
+    ingest = kb.ingest()
+    ingest.max_bytes = 10
+    assert ingest.add_file(files["text"].resolve()) == ("skipped", "larger than 0 MB")
+    with pytest.raises(UsageError, match="no such file"):
+        kb.add([str(tmp_path / "missing")])
+    nested = tmp_path / "docs" / "deeper"
+    nested.mkdir()
+    (nested / "inner.md").write_text("# Inner\n\nThe inner note mentions walruses.\n")
+    assert len(kb.add([str(tmp_path / "docs")], Walk(glob="*.md")).added) == 1
+    assert len(kb.add([str(tmp_path / "docs")], Walk(recursive=True, glob="*.md")).added) == 1
+    assert kb.search("walruses", 1)[0].title == "Inner"
+
+
+def test_upload_type_comes_from_content(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+    files = make_folder(tmp_path / "docs")
+    kb = KnowledgeBase(store, owner="org-a")
+    doc = kb.add_upload("blob", files["docx"].read_bytes())
+    assert doc.kind == "docx"
+    assert [d.path for d in kb.documents()] == ["upload/blob"]
+    assert kb.search("Quasar", 1)[0].url == "file:///upload/blob#table=1&rows=2-3"
+
+
+def test_progress_reports_every_file(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+    make_folder(tmp_path / "docs")
+    make_bad_files(tmp_path / "docs")
+    steps = []
+    KnowledgeBase(store).add([str(tmp_path / "docs")], progress=steps.append)
+    assert [s.done for s in steps] == list(range(1, 14)) and {s.total for s in steps} == {13}
+    skipped = {Path(s.path).name: s.reason for s in steps if s.outcome == "skipped"}
+    assert skipped["locked.pdf"] == "encrypted pdf (needs a password)"
+
+
+def test_unsupported_files_in_a_folder_are_reported(
+    tmp_path: Path, store: SqliteKnowledgeStore
+) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 not text")
+    (folder / "note.md").write_text("# Note\n\nA short note about herons.\n")
+    counter = CountingConverter()
+    report = KnowledgeBase(store).add([str(folder)], converter=counter)
+    assert counter.names == ["note.md"]  # the photo is never read
+    assert report.skipped == [
+        (str((folder / "photo.jpg").resolve()), "unsupported file type (.jpg)")
+    ]
+    named = KnowledgeBase(store).add([str(folder / "photo.jpg")])  # named: content decides
+    assert named.skipped[0][1] == "unsupported file type (binary content)"

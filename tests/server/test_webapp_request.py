@@ -1,0 +1,72 @@
+"""The web-app dialect's fields as Sleuth setting values: providers at their documented base
+URLs with the server's keys, search providers, prompt overrides, and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from sleuth.errors import UsageError
+from sleuth.server.webapp.request import LLM_SETTINGS, map_request, parse
+from sleuth.types import Guidance
+
+ENV = {"DEEPSEEK_API_KEY": "sk-deep", "ANTHROPIC_API_KEY": "sk-ant"}
+
+
+def mapped(**fields: object) -> dict[str, object]:
+    return map_request(parse({"query": "Q?", **fields}), ENV).values
+
+
+def test_providers_map_to_wire_formats_urls_and_server_keys() -> None:
+    deep = mapped(provider="deepseek", thinkingModel="deepseek-reasoner", taskModel="deepseek-chat")
+    assert deep == {
+        "deep": 2, "api_format": "openai", "base_url": "https://api.deepseek.com/v1",
+        "api_key": "sk-deep", "model": "deepseek-chat",
+        "plan_model": "deepseek-reasoner", "critic_model": "deepseek-reasoner",
+    }  # fmt: skip
+    anthropic = mapped(provider="Anthropic", taskModel="claude-sonnet-4-6")
+    assert anthropic["api_format"] == "anthropic"
+    assert anthropic["plan_model"] == "claude-sonnet-4-6"  # no thinkingModel: the task model
+    assert mapped(provider="ollama", taskModel="qwen3")["base_url"] == "http://127.0.0.1:11434/v1"
+    own = map_request(parse({"query": "Q?", "provider": "openaicompatible"}), ENV)
+    assert own.values == {"deep": 2} and own.dropped == ()  # the server's endpoint stays
+    xai = {"query": "Q?", "provider": "xai", "taskModel": "grok-4"}
+    named = map_request(parse(xai), {"XAI_API_KEY": "k"})
+    assert named.dropped == LLM_SETTINGS  # the operator's endpoint does not leak into it
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"provider": "google"}, "Gemini"),
+        ({"provider": "openai", "taskModel": "gpt-4o"}, "OPENAI_API_KEY"),
+        ({"provider": "ollama"}, "taskModel is required"),
+        ({"provider": "skynet"}, "not known"),
+        ({"searchProvider": "firecrawl"}, "firecrawl"),
+        ({"promptOverrides": {"madeUpPrompt": "x"}}, "promptOverrides.madeUpPrompt"),
+        ({"promptOverrides": "{not json"}, "promptOverrides"),
+        ({"maxResult": 0}, "maxResult"),
+        ({"query": "   "}, "query"),
+        ({"apiKey": "sk-1"}, "apiKey"),
+    ],
+)
+def test_bad_fields_are_refused_by_name(fields: dict[str, object], words: str) -> None:
+    with pytest.raises(UsageError, match=words):
+        map_request(parse({"query": "Q?", **fields}), {})
+
+
+def test_search_language_results_and_prompt_overrides() -> None:
+    got = map_request(
+        parse({
+            "query": "Q?", "searchProvider": "tavily", "language": "fr", "maxResult": "7",
+            "promptOverrides": '{"systemInstruction": "Be terse.", "reviewPrompt": "Be strict.",'
+                               ' "citationRulesPrompt": "Cite nothing.",'
+                               ' "finalReportPrompt": "Use tables."}',
+        }),
+        {},
+    )  # fmt: skip
+    assert got.values["search"] == "tavily" and got.values["language"] == "fr"
+    assert got.values["max_results"] == 7
+    assert got.values["guidance"] == Guidance(system="Be terse.", critic="Be strict.")
+    assert got.values["style"] == "Use tables."  # writing instructions are the run's style
+    assert got.ignored_prompts == ("citationRulesPrompt",)
+    assert "search" not in mapped(searchProvider="model")  # the server's default search
