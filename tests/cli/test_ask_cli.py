@@ -300,13 +300,14 @@ def test_sources_that_do_not_answer_say_so_and_require_answer_exits_3(
 ) -> None:
     code, out, err = run(["ask", NO_ANSWER_Q, "--search=searxng", "--no-sessions"], capsys)
     assert code == 0, err  # an answer saying the sources do not contain one is an answer
-    assert out.startswith("The sources found do not contain the answer to this question")
+    heading = f"# {NO_ANSWER_Q}\n\n"
+    assert out.startswith(heading + "The sources found do not contain the answer to this question")
     assert "confidence · low · no kept page mentions 'founded'" in err
     code, out, err = run(
         ["ask", NO_ANSWER_Q, "--search=searxng", "--no-sessions", "--require-answer"], capsys
     )
     assert code == 3
-    assert out.startswith("The sources found do not contain the answer")  # still printed
+    assert out.startswith(heading + "The sources found do not contain the answer")  # printed
     assert "sleuth: --require-answer: the sources do not answer the question" in err
 
 
