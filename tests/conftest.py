@@ -22,6 +22,20 @@ from sitecustomize import install  # noqa: E402  (the same guard subprocesses ge
 install()
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """`@pytest.mark.extra("browser")`: skip, saying what to install, when the extra is absent,
+    so the README's `make test` passes on a fresh clone with only the `dev` extra."""
+    from sleuth.extras import install_hint, missing
+
+    for mark in item.iter_markers("extra"):
+        name = str(mark.args[0])
+        absent = missing(name)
+        if absent:
+            pytest.skip(
+                f"needs the {name} extra ({', '.join(absent)} not installed): {install_hint(name)}"
+            )
+
+
 @pytest.fixture(autouse=True)
 def sleuth_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own SLEUTH_HOME and a clean environment of SLEUTH_*/LLM variables."""

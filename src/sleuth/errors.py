@@ -6,7 +6,7 @@
     │   ├── LLMNotConfigured      the use case needs a model and none is configured (HTTP 503)
     │   ├── NotFoundError         no such session/run (for an organization: not its own) (404)
     │   └── UnreadableFile        a local file that cannot be indexed; a batch reports and skips it
-    ├── SearchError               a search backend failed
+    ├── SearchError               a search backend failed; `cause` says how (unreachable, ...)
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
     │   └── RateLimitedError      the backend throttled us; bench it for the run
     ├── FetchError                one page could not be read; becomes a `fetch.skipped` event
@@ -66,10 +66,13 @@ class SleuthError(Exception):
 
 
 def worded(text: str, setting: str | None, name_for: Callable[[str], str]) -> str:
-    """`text` with whole-word mentions of `setting` renamed by `name_for`."""
+    """`text` with its first whole-word mention of `setting` renamed by `name_for`. Only the
+    first: a message names its setting once, up front; a later `browser` may be an extra's name
+    in an install hint (`pip install '.[browser]'`) that must stay as it is."""
     if not setting:
         return text
-    return re.sub(rf"(?<![\w-]){re.escape(setting)}(?![\w-])", name_for(setting), text)
+    pattern = rf"(?<![\w\[-]){re.escape(setting)}(?![\w\]-])"
+    return re.sub(pattern, name_for(setting), text, count=1)
 
 
 class UsageError(SleuthError):
@@ -110,25 +113,46 @@ class NotFoundError(UsageError):
     code = "NOT_FOUND"
 
 
+# Why a search failed, so a run that found nothing can say "no network" rather than "no results".
+SearchCause = Literal[
+    "unreachable",  # DNS or connection failure: usually no network
+    "timeout",  # the service did not answer in time
+    "rate_limited",  # the service throttled us
+    "refused",  # an HTTP error status, a missing or refused key
+    "error",  # anything else (a malformed answer, ...)
+]
+
+
 class SearchError(SleuthError):
+    """A search backend failed. `cause` says how, for people (`no network: ...`) and programs."""
+
     http_status = 502
     code = "SEARCH_FAILED"
     retryable = True
+    default_cause: SearchCause = "error"
 
-    def __init__(self, message: str, backend: str = "") -> None:
+    def __init__(self, message: str, backend: str = "", *, cause: SearchCause | None = None):
         super().__init__(message)
         self.backend = backend
+        self.cause: SearchCause = cause or self.default_cause
+        self.parts: tuple[SearchError, ...] = ()  # a fan-out's failures, one per backend
+
+    def leaves(self) -> tuple[SearchError, ...]:
+        """The single-backend failures this one stands for."""
+        return tuple(leaf for part in self.parts for leaf in part.leaves()) or (self,)
 
 
 class MissingKeyError(SearchError):
     http_status = 400
     code = "MISSING_KEY"
     retryable = False
+    default_cause: SearchCause = "refused"
 
 
 class RateLimitedError(SearchError):
     http_status = 429
     code = "RATE_LIMITED"
+    default_cause: SearchCause = "rate_limited"
 
 
 class FetchError(SleuthError):
@@ -172,10 +196,24 @@ class LLMError(SleuthError):
     retryable = True
 
 
+# Why a run ended with no sources: each interface can suggest what works instead.
+NoSourcesCause = Literal["unreachable", "rate_limited", "search_failed", "no_results", "unread"]
+
+
 class NoSourcesError(SleuthError):
+    """Nothing usable was found. `cause`: the search could not reach its services
+    (`unreachable`), was throttled, failed otherwise, found no results, or found pages that
+    could not be used (`unread`)."""
+
     exit_code = 3
     http_status = 422
     code = "NO_SOURCES"
+
+    def __init__(
+        self, message: str, *, cause: NoSourcesCause = "unread", setting: str | None = None
+    ) -> None:
+        super().__init__(message, setting=setting)
+        self.cause: NoSourcesCause = cause
 
 
 class NoAnswerError(NoSourcesError):

@@ -54,6 +54,8 @@ class BackendSettings:
     include: tuple[str, ...] = ()
     timeout_s: float = 10.0
     since: date | None = None
+    proxy: str | None = None  # from HTTPS_PROXY/HTTP_PROXY, for clients that do not read them
+    pdf_max_pages: int = 50  # for included PDFs
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -71,6 +73,7 @@ class Registry(Generic[F]):
         self.kind = kind
         self._entries: dict[str, Entry[F]] = {}
         self._aliases: dict[str, str] = {}
+        self.broken: dict[str, str] = {}  # plugin name -> why it could not register
 
     def register(
         self,
@@ -90,7 +93,10 @@ class Registry(Generic[F]):
         key = self._aliases.get(name, name)
         if key not in self._entries:
             known = ", ".join(sorted(self._entries))
-            raise UsageError(f"unknown {self.kind} {name!r} (known: {known})")
+            broken = "".join(
+                f"; plugin {p} failed to load: {why}" for p, why in self.broken.items()
+            )
+            raise UsageError(f"unknown {self.kind} {name!r} (known: {known}){broken}")
         return self._entries[key]
 
     def __iter__(self) -> Iterator[Entry[F]]:
@@ -122,6 +128,17 @@ def registries() -> Registries:
         from importlib.metadata import entry_points
 
         for ep in entry_points(group="sleuth.plugins"):
-            ep.load()(regs)
+            load_plugin(ep.name, ep.load, regs)
         _loaded = regs
     return _loaded
+
+
+def load_plugin(name: str, load: Callable[[], Any], regs: Registries) -> None:
+    """Register one third-party plugin. A plugin that fails to import or to register is left
+    out and remembered (`doctor` lists it, an unknown backend name mentions it) instead of
+    breaking every command: it is someone else's code, and most commands never need it."""
+    try:
+        register = load()
+        register(regs)
+    except Exception as exc:  # any failure inside foreign code: recorded, not raised
+        regs.search.broken[name] = f"{type(exc).__name__}: {exc}"[:200]

@@ -210,8 +210,10 @@ class Result:
     data: Any = None  # structured output, when a schema was given
     cached: bool = False
     session_id: str | None = None
-    writer: str = "extractive"
+    writer: str = "extractive"  # "llm", or "extractive" when none is configured or it failed
     confidence_reasons: tuple[str, ...] = ()  # why `confidence` is what it is
+    plan: tuple[str, ...] = ()  # the sub-queries planned besides the question (deep runs)
+    rounds: tuple[dict[str, Any], ...] = ()  # the round trace: queries, reads, critic verdicts
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"query": self.query}
@@ -227,6 +229,9 @@ class Result:
         out["verification"] = self.verification.to_json()
         out["source_trust"] = {"label": self.source_trust.label, "counts": self.source_trust.counts}
         out["usage"] = self.usage.to_json()
+        out["writer"] = self.writer
+        out["plan"] = list(self.plan)
+        out["rounds"] = list(self.rounds)
         out["cached"] = self.cached
         out["session_id"] = self.session_id
         return out
@@ -274,6 +279,7 @@ class ResearchRequest:
     tldr: bool = False
     style: str = ""  # the reader's writing request (tone, length, audience), steered runs
     hops: bool = True  # triage two-step questions in quick mode
+    require_llm: bool = False  # a failed model ends the run instead of the extractive fallback
 
     @property
     def source_cap(self) -> int:

@@ -87,7 +87,8 @@ def test_markdown_output_lists_sources_and_confidence(
     out_file = tmp_path / "answer.md"
     code, out, err = run(["ask", AUDIT_Q, "--search=searxng", f"--out={out_file}"], capsys)
     assert code == 0, err
-    assert "## Sources" in out and "[1] " in out
+    assert out.startswith(f"# {AUDIT_Q}\n\n") and "\n## Sources\n\n1. [" in out
+    assert " — fetched 20" in out
     assert out_file.read_text() == out
     assert "no LLM configured" in err
     lines = err.strip().splitlines()
@@ -182,7 +183,7 @@ def test_unreachable_searxng_exits_3_naming_the_cause(
     monkeypatch.setenv("SLEUTH_SEARXNG_URL", "http://127.0.0.1:9")
     code, out, err = run(["ask", "anything", "--search=searxng", "--search-fallback=none"], capsys)
     assert code == 3 and out == ""
-    assert "searxng" in err and "no sources found" in err
+    assert "sleuth: no network: could not reach searxng" in err
 
 
 def test_non_json_search_answer_exits_3(
@@ -233,8 +234,13 @@ def test_llm_endpoint_that_refuses_gives_a_clear_error(
         ["ask", AUDIT_Q, "--search=searxng", "--base-url=http://127.0.0.1:9/v1", "--api-key=k"],
         capsys,
     )
-    assert code == 1
-    assert "Traceback" not in err and "sleuth:" in err
+    assert code == 0, "the extractive writer answers instead"
+    assert "Traceback" not in err and "http://127.0.0.1:9/v1" in err
+    code, _, err = run(
+        ["ask", AUDIT_Q, "--search=searxng", "--base-url=http://127.0.0.1:9/v1", "--require-llm"],
+        capsys,
+    )
+    assert code == 1 and "Traceback" not in err and "--require-llm" in err
 
 
 def test_real_entry_point_in_a_subprocess(testweb: TestWeb) -> None:
@@ -265,7 +271,8 @@ def test_max_runtime_exits_5(testweb_env: TestWeb, capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize(
-    ("name", "message"), [("data.xyz", "unsupported file type"), ("empty.md", "no sources found")]
+    ("name", "message"),
+    [("data.xyz", "unsupported file type"), ("empty.md", "search found no results")],
 )
 def test_include_problems_are_clear(
     name: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -293,13 +300,14 @@ def test_sources_that_do_not_answer_say_so_and_require_answer_exits_3(
 ) -> None:
     code, out, err = run(["ask", NO_ANSWER_Q, "--search=searxng", "--no-sessions"], capsys)
     assert code == 0, err  # an answer saying the sources do not contain one is an answer
-    assert out.startswith("The sources found do not contain the answer to this question")
+    heading = f"# {NO_ANSWER_Q}\n\n"
+    assert out.startswith(heading + "The sources found do not contain the answer to this question")
     assert "confidence · low · no kept page mentions 'founded'" in err
     code, out, err = run(
         ["ask", NO_ANSWER_Q, "--search=searxng", "--no-sessions", "--require-answer"], capsys
     )
     assert code == 3
-    assert out.startswith("The sources found do not contain the answer")  # still printed
+    assert out.startswith(heading + "The sources found do not contain the answer")  # printed
     assert "sleuth: --require-answer: the sources do not answer the question" in err
 
 

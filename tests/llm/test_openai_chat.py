@@ -89,7 +89,8 @@ async def test_401_fails_at_once_with_a_clear_message(openai_server: FakeLLMServ
     sleeps = Sleeps()
     with pytest.raises(LLMError) as info:
         await collect(chat(openai_server, sleeps).stream(QUESTION))
-    assert str(info.value) == "LLM endpoint refused: 401 Incorrect API key provided"
+    assert str(info.value).endswith(": LLM endpoint refused: 401 Incorrect API key provided")
+    assert str(info.value).startswith("gpt-4o-mini at http://127.0.0.1:"), "names the endpoint"
     assert info.value.retryable is False
     assert sleeps.waits == []
     assert len(openai_server.received) == 1

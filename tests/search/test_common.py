@@ -152,8 +152,9 @@ async def test_connection_failure_is_a_search_error() -> None:
     def refuse(request: httpx2.Request) -> httpx2.Response:
         raise httpx2.ConnectError("connection refused", request=request)
 
-    with pytest.raises(SearchError, match=r"brave: request failed: ConnectError"):
+    with pytest.raises(SearchError, match=r"brave: could not connect") as caught:
         await brave_with(httpx2.MockTransport(refuse)).search(SearchQuery("q"))
+    assert caught.value.cause == "unreachable", "a run that finds nothing can say: no network"
 
 
 async def test_endpoint_override_and_user_agent() -> None:

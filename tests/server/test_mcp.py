@@ -94,7 +94,8 @@ def check_session(seen: dict[str, Any]) -> dict[str, Any]:
     failed = seen["failed"]
     assert failed.is_error is True
     report = failed.content[0].text
-    assert report.startswith("Research failed: no sources found") and "Searched:" in report
+    assert report.startswith("Research failed: search found no results for the question")
+    assert "Searched:" in report
     assert f'"{NOTHING}"' in report
     assert failed.structured_content["code"] == "NO_SOURCES"
     assert failed.structured_content["searched"][0]["query"] == NOTHING

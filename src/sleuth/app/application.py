@@ -104,6 +104,7 @@ class Sleuth:
                 async for event in events:
                     trace(event)
                     if isinstance(event, Done):
+                        event = replace(event, result=trace.attach(event.result))
                         for item in self._saved(event, prepared, trace):
                             yield item
                         return

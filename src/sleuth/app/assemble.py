@@ -10,12 +10,14 @@ fallback chosen from `since`) stays its own.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..engine import Engine, Parts, Stages
 from ..errors import UsageError
+from ..extras import install_hint, installed
 from ..fetch.browser import BrowserSettings, reading_fetcher
 from ..fetch.cache import CachedFetcher, SqlitePageCache, default_cache_path
 from ..fetch.extract import warm_up as warm_extraction
@@ -207,6 +209,13 @@ def browser_settings(settings: Settings) -> BrowserSettings:
         raise UsageError(
             f"browser must be auto, always or never, not {settings.browser!r}", setting="browser"
         )
+    if settings.browser == "always" and not installed("browser"):
+        # Every page would be skipped and the run would answer from snippets: refuse up front.
+        raise UsageError(
+            "browser=always reads every page in Chromium, but playwright is not installed: "
+            f"{install_hint('browser')}",
+            setting="browser",
+        )
     env = settings.env
     return BrowserSettings(
         executable=settings.browser_executable,
@@ -229,7 +238,21 @@ def fallback_spec(settings: Settings) -> str:
 def backend_settings(settings: Settings) -> BackendSettings:
     env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_")}
     extra = {"kb": settings.kb, "kb_hybrid": settings.kb_hybrid, "kb_owner": settings.kb_owner}
-    return BackendSettings(env=env, include=settings.include, extra=extra)
+    return BackendSettings(
+        env=env,
+        include=settings.include,
+        proxy=proxy_from(settings.env),
+        pdf_max_pages=settings.pdf_max_pages,
+        extra=extra,
+    )
+
+
+def proxy_from(env: Mapping[str, str]) -> str | None:
+    """The proxy the standard variables name for https (then any) traffic."""
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "HTTP_PROXY"):
+        if env.get(name, "").strip():
+            return env[name].strip()
+    return env.get("http_proxy", "").strip() or None
 
 
 def build_search_backends(

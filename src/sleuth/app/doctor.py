@@ -12,7 +12,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Literal
 
-from ..errors import SleuthError
+from ..errors import SearchError, SleuthError
 from ..ports import Message, SearchQuery, TokenUsage
 from ..settings import Settings
 
@@ -28,10 +28,10 @@ class Check:
 
 
 async def run_checks(home: Path, settings: Settings) -> list[Check]:
-    checks = environment() + storage(home)
+    checks = environment() + plugins() + storage(home)
     checks += await llm(settings)
     checks += await probe(settings)
-    return checks + await browser()
+    return checks + await browser(settings)
 
 
 def environment() -> list[Check]:
@@ -40,6 +40,14 @@ def environment() -> list[Check]:
         Check("environment", "platform", "info", f"{platform.system()} {platform.machine()}"),
         Check("environment", "sleuth", "info", version("sleuth")),
     ]
+
+
+def plugins() -> list[Check]:
+    """Third-party plugins that could not register (they are left out of every run)."""
+    from ..registry import registries
+
+    broken = registries().search.broken
+    return [Check("plugins", name, "warn", f"not loaded: {why}") for name, why in broken.items()]
 
 
 def storage(home: Path) -> list[Check]:
@@ -98,6 +106,10 @@ async def probe(settings: Settings) -> list[Check]:
     try:
         backend = build_search(settings.search, backend_settings(settings))
         results = await asyncio.wait_for(backend.search(SearchQuery("sleuth research", 3)), 20)
+    except SearchError as exc:
+        unreachable = all(leaf.cause == "unreachable" for leaf in exc.leaves())
+        detail = f"no network? {exc}" if unreachable else str(exc)
+        return [Check("search", settings.search, "fail", detail)]
     except (SleuthError, TimeoutError) as exc:
         return [Check("search", settings.search, "fail", str(exc) or "timed out")]
     ms = int((time.monotonic() - started) * 1000)
@@ -105,17 +117,18 @@ async def probe(settings: Settings) -> list[Check]:
     return [Check("search", settings.search, status, f"{len(results)} results in {ms} ms")]
 
 
-async def browser() -> list[Check]:
-    try:
-        from ..fetch.browser import BrowserSettings, probe_browser
-    except ImportError:
-        return [
-            Check(
-                "browser",
-                "playwright",
-                "info",
-                "not installed (optional: the browser extra, pip install '.[browser]')",
-            )
-        ]
-    ok, detail = await probe_browser(BrowserSettings())
-    return [Check("browser", "chromium", "ok" if ok else "warn", detail)]
+async def browser(settings: Settings) -> list[Check]:
+    """The browser the settings name (a remote one over CDP, a given executable, or chromium
+    on PATH), started and closed; only a note when the optional extra is absent."""
+    from ..extras import install_hint, installed
+    from ..fetch.browser import BrowserSettings, probe_browser
+
+    if not installed("browser"):
+        detail = f"not installed (optional: the browser extra, {install_hint('browser')})"
+        return [Check("browser", "playwright", "info", detail)]
+    config = BrowserSettings(
+        executable=settings.browser_executable, cdp_endpoint=settings.browser_cdp_endpoint
+    )
+    ok, detail = await probe_browser(config)
+    name = "cdp" if config.cdp_endpoint else "chromium"
+    return [Check("browser", name, "ok" if ok else "warn", detail)]

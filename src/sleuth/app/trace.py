@@ -3,7 +3,7 @@ and what the critic said. Saved with the session so a past run can be inspected 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..events import (
@@ -17,12 +17,17 @@ from ..events import (
     SearchDegraded,
     Searched,
 )
+from ..types import Result
 
 
 @dataclass(slots=True)
 class Trace:
     plan: tuple[str, ...] = ()  # the sub-queries planned besides the question itself
     rounds: list[dict[str, Any]] = field(default_factory=list)
+
+    def attach(self, result: Result) -> Result:
+        """`result` carrying this trace, so `--json` shows what `show --json` does."""
+        return replace(result, plan=self.plan, rounds=tuple(self.rounds))
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Planned):

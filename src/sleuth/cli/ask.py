@@ -33,7 +33,8 @@ def ask(question: tuple[str, ...], **flags: Any) -> None:
     2 budget cap hit, 3 no sources, 4 --strict-cites failure, 5 --max-runtime reached.
     """
     text, values = " ".join(question), settings_values(flags)
-    research(lambda app, on_event: app.ask(text, on_event=on_event, **values), Output.of(flags))
+    output = Output.of(flags, text)
+    research(lambda app, on_event: app.ask(text, on_event=on_event, **values), output)
 
 
 COMMANDS = [ask]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import __version__
+from .hints import OFFLINE_WAYS
 from .options import LLM, settings_values, table_options
 from .render import echo
 from .runner import with_app
@@ -21,11 +22,12 @@ EXAMPLES = """
 Examples:
   sleuth doctor
   sleuth doctor --search=searxng --json
+  sleuth doctor --browser-cdp-endpoint=http://127.0.0.1:9222
 """
 
 
 @click.command(epilog=EXAMPLES)
-@table_options("search", *LLM, "json")
+@table_options("search", *LLM, "browser_executable", "browser_cdp_endpoint", "json")
 def doctor(**flags: Any) -> None:
     """Check the environment, cache, LLM endpoint, search backend and browser."""
     values = {k: v for k, v in settings_values(flags).items() if k != "json"}
@@ -35,6 +37,8 @@ def doctor(**flags: Any) -> None:
         echo(json.dumps({"ok": failed == 0, "checks": [asdict(c) for c in checks]}, indent=2))
     else:
         render(checks)
+        if any(c.section == "search" and c.status == "fail" for c in checks):
+            click.echo(f"hint: {OFFLINE_WAYS}")
     if any(c.status == "fail" for c in checks):
         raise SystemExit(1)
 

@@ -16,6 +16,7 @@ from click.core import ParameterSource
 
 from ..app.diff import SessionDiff, render_diff
 from .ask import RUN_SETTINGS
+from .complete import session_argument
 from .options import LLM, option, settings_values, table_options
 from .render import echo
 from .runner import Output, research, with_app
@@ -30,7 +31,7 @@ def _values(flags: dict[str, Any]) -> dict[str, Any]:
 
 
 @click.command("resume")
-@click.argument("session_id", metavar="ID")
+@session_argument("session_id")
 @click.argument("question", nargs=-1)
 @table_options(*RUN_SETTINGS)
 def resume(session_id: str, question: tuple[str, ...], **flags: Any) -> None:
@@ -46,7 +47,7 @@ def resume(session_id: str, question: tuple[str, ...], **flags: Any) -> None:
 
 
 @click.command("continue")
-@click.argument("session_id", metavar="ID")
+@session_argument("session_id")
 @click.argument("question", nargs=-1)
 @table_options(*RUN_SETTINGS)
 def continue_cmd(session_id: str, question: tuple[str, ...], **flags: Any) -> None:
@@ -65,7 +66,7 @@ def continue_cmd(session_id: str, question: tuple[str, ...], **flags: Any) -> No
 
 
 @click.command("rerun")
-@click.argument("session_id", metavar="ID")
+@session_argument("session_id")
 @option("--narrate", is_flag=True, help="Ask the model what changed in substance.")
 @table_options(*RUN_SETTINGS)
 def rerun(session_id: str, narrate: bool, **flags: Any) -> None:
@@ -92,8 +93,8 @@ def rerun(session_id: str, narrate: bool, **flags: Any) -> None:
 
 
 @click.command("diff")
-@click.argument("first", metavar="A")
-@click.argument("second", metavar="B")
+@session_argument("first", "A")
+@session_argument("second", "B")
 @option("--narrate", is_flag=True, help="Ask the model what changed in substance.")
 @table_options("json", *LLM)
 def diff(first: str, second: str, narrate: bool, **flags: Any) -> None:

@@ -17,6 +17,7 @@ import click
 
 from ..errors import UsageError
 from .options import option, table_option
+from .render import echo
 
 KB_OPTION = table_option("kb", "name")
 JSON_OPTION = table_option("json", "as_json")
@@ -97,13 +98,13 @@ def add(
     if bar is not None:
         bar.end()
     for path, reason in report.skipped:
-        click.echo(f"skipped {path}: {reason}", err=True)
+        echo(f"skipped {path}: {reason}", err=True)
     counts = {k: len(getattr(report, k)) for k in ("added", "updated", "unchanged", "skipped")}
     if as_json:
-        click.echo(json.dumps({"kb": name, **counts, "skipped_files": [
+        echo(json.dumps({"kb": name, **counts, "skipped_files": [
             {"path": p, "reason": r} for p, r in report.skipped]}, indent=2))  # fmt: skip
     else:
-        click.echo(f"kb {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+        echo(f"kb {name}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     if report.skipped and not (report.added or report.updated or report.unchanged):
         raise UsageError("nothing was indexed")
 
@@ -115,10 +116,10 @@ class _Progress:
         filled = int(20 * step.done / max(step.total, 1))
         name = step.path.rsplit("/", 1)[-1][:40]
         bar = "#" * filled + "." * (20 - filled)
-        click.echo(f"\r\x1b[2K[{bar}] {step.done}/{step.total} {name}", err=True, nl=False)
+        echo(f"\r\x1b[2K[{bar}] {step.done}/{step.total} {name}", err=True, nl=False)
 
     def end(self) -> None:
-        click.echo("\r\x1b[2K", err=True, nl=False)
+        echo("\r\x1b[2K", err=True, nl=False)
 
 
 @kb.command("ls", epilog=_examples("sleuth kb ls", "sleuth kb ls --kb work --json"))
@@ -131,18 +132,18 @@ def ls(name: str | None, as_json: bool) -> None:
     if name is None:
         infos = knowledge_bases(open_store())
         if as_json:
-            click.echo(json.dumps([asdict(i) for i in infos], indent=2))
+            echo(json.dumps([asdict(i) for i in infos], indent=2))
         for i in [] if as_json else infos:
-            click.echo(f"{i.name}  · {i.documents} documents · {i.sections} sections")
+            echo(f"{i.name}  · {i.documents} documents · {i.sections} sections")
         if not infos and not as_json:
-            click.echo("no knowledge bases yet (sleuth kb add PATH)", err=True)
+            echo("no knowledge bases yet (sleuth kb add PATH)", err=True)
         return
     docs = _open(name).documents()
     if as_json:
-        click.echo(json.dumps([asdict(d) for d in docs], indent=2))
+        echo(json.dumps([asdict(d) for d in docs], indent=2))
         return
     for d in docs:
-        click.echo(f"{d.path}  · {d.kind} · {d.sections} sections · {d.title}")
+        echo(f"{d.path}  · {d.kind} · {d.sections} sections · {d.title}")
 
 
 @kb.command(
@@ -163,10 +164,10 @@ def rm(paths: tuple[str, ...], name: str, everything: bool) -> None:
     if everything == bool(paths):
         raise UsageError("give PATHS to remove, or --all (not both)")
     if everything:
-        click.echo(f"removed {knowledge.store.drop(knowledge.scope)} documents from {name}")
+        echo(f"removed {knowledge.store.drop(knowledge.scope)} documents from {name}")
         return
     removed = knowledge.remove(paths)
-    click.echo(f"removed {len(removed)} documents from {name}")
+    echo(f"removed {len(removed)} documents from {name}")
 
 
 @kb.command(
@@ -189,13 +190,13 @@ def search(query: tuple[str, ...], name: str, limit: int, hybrid: bool, as_json:
     if as_json:
         keep = ("url", "title", "location", "score", "path")
         rows = [{k: getattr(h, k) for k in keep} | {"snippet": _snippet(h.text)} for h in hits]
-        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     if not hits:
-        click.echo("no results", err=True)
+        echo("no results", err=True)
     for rank, h in enumerate(hits, start=1):
         where = f" ({h.location})" if h.location else ""
-        click.echo(f"{rank:>2}. {h.title}{where}\n    {h.url}\n    {_snippet(h.text)}")
+        echo(f"{rank:>2}. {h.title}{where}\n    {h.url}\n    {_snippet(h.text)}")
 
 
 def _snippet(text: str) -> str:
@@ -209,9 +210,9 @@ def stats(name: str, as_json: bool) -> None:
     """Documents, sections, passages, characters and embeddings in a knowledge base."""
     info = _open(name).stats()
     if as_json:
-        click.echo(json.dumps(asdict(info), indent=2))
+        echo(json.dumps(asdict(info), indent=2))
         return
-    click.echo(
+    echo(
         f"{info.name}: {info.documents} documents, {info.sections} sections, {info.chunks} "
         f"passages, {info.chars:,} characters, {info.vectors} embedded; "
         f"last added {info.updated_at or 'never'}"
@@ -242,11 +243,11 @@ def watch(
     while scans is None or done < scans:
         report, gone = knowledge.sync(paths, Walk(recursive, glob))
         for path in [*report.added, *report.updated]:
-            click.echo(f"indexed {path}")
+            echo(f"indexed {path}")
         for path, reason in report.skipped:
-            click.echo(f"skipped {path}: {reason}", err=True)
+            echo(f"skipped {path}: {reason}", err=True)
         for path in gone:
-            click.echo(f"removed {path}")
+            echo(f"removed {path}")
         done += 1
         if scans is None or done < scans:
             time.sleep(interval)

@@ -16,6 +16,7 @@ import click
 from ..errors import SleuthError
 from ..settings.table import flag_name
 from .configmap import CONFIGURABLE, apply_profile, profile_option, remember_group_profile
+from .hints import hint_for
 from .render import echo
 
 COMMAND_MODULES = (
@@ -121,6 +122,9 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(1 if exc.exit_code == 2 else exc.exit_code)
     except SleuthError as exc:
         echo(f"sleuth: {exc.worded(flag_name)}", err=True)
+        hint = hint_for(exc)
+        if hint:
+            echo(f"sleuth: hint: {hint}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         echo("sleuth: interrupted", err=True)

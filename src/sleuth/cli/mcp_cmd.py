@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..errors import UsageError
+from ..extras import install_hint
 from .options import settings_values, table_options
 from .serve_cmd import ENGINE
 
@@ -31,7 +32,7 @@ def mcp(**flags: Any) -> None:
         from ..server.mcp.local import serve_stdio
     except ImportError as exc:
         raise UsageError(
-            f"sleuth mcp needs the mcp extra ({exc.name} is missing): pip install 'sleuth[mcp]'"
+            f"sleuth mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}"
         ) from None
     serve_stdio(settings_values(flags))
 

@@ -36,7 +36,7 @@ READING = (
     "no_dedupe",
 )
 LLM = ("base_url", "api_key", "model", "api_format")
-MODELS = ("plan_model", "critic_model", "context_tokens", "max_cost", "no_cost")
+MODELS = ("plan_model", "critic_model", "context_tokens", "max_cost", "no_cost", "require_llm")
 DEPTH = ("deep", "output", "schema", "tldr", "language")
 SESSION = ("no_sessions", "tag")
 CHECKS = (
@@ -117,6 +117,10 @@ def table_option(name: str, dest: str | None = None, **overrides: Any) -> Callab
         kwargs["multiple"] = True
     if entry.kind == "rounds":
         kwargs.update(is_flag=False, flag_value=2)
+    if name == "search":
+        from .complete import backends
+
+        kwargs["shell_complete"] = backends
     kwargs.update(overrides)
     return click.option(*decls, **kwargs)
 

@@ -15,6 +15,7 @@ from ..events import (
     Notice,
     PassagesKept,
     Planned,
+    ReadStarted,
     SearchDegraded,
     Searched,
     WriterDelta,
@@ -22,7 +23,7 @@ from ..events import (
     WriterStarted,
 )
 from ..settings.table import flag_name
-from ..text.display import escape_html_tags, terminal_safe
+from ..text.display import terminal_safe
 from ..types import Result
 
 
@@ -47,7 +48,9 @@ class Progress:
         self.verbose = verbose
         self.live = self.stream.isatty() if live is None else live
         self.drafts = drafts  # deep runs in a terminal: each round's draft streams here
-        self.read = self.skipped = 0
+        self.draft = ""  # the text of the latest draft, to tell whether the final repeats it
+        self.read = self.skipped = self.to_read = 0
+        self.found: dict[str, int] = {}  # results per backend in the current round
         self.thinking = False  # inside a run of reasoning text on the stream
 
     def __call__(self, event: Event) -> None:
@@ -57,6 +60,7 @@ class Progress:
         self._end_reasoning()
         if self.drafts is not None and isinstance(event, WriterStarted | WriterDelta):
             self._draft(event)
+            return  # a status line would run into the draft text on the terminal
         if isinstance(event, Notice):
             self._line(f"sleuth: {event.worded(flag_name)}", keep=True)
         elif self.verbose and not isinstance(event, WriterDelta):
@@ -85,23 +89,29 @@ class Progress:
         assert self.drafts is not None
         if isinstance(event, WriterStarted):
             self.clear()
+            self.draft = ""
             heading = f"## Round {event.round} (deep)\n\n" if event.round > 1 else ""
             self.drafts.write(("\n\n---\n" if event.round > 1 else "") + heading)
         else:
+            self.draft += event.text
             self.drafts.write(terminal_safe(event.text))
         self.drafts.flush()
 
     def _status(self, event: Event) -> str | None:
         if isinstance(event, Planned):
+            self.found = {}
             return f"searching: {', '.join(event.queries)[:70]}"
         if isinstance(event, Searched):
-            return f"found {event.results} results ({event.backend})"
+            self.found[event.backend] = self.found.get(event.backend, 0) + event.results
+            return _found(self.found)
         if isinstance(event, SearchDegraded):
             return f"search backend {event.backend} failed: {event.error}"[:100]
-        if isinstance(event, Fetched | FetchSkipped):
+        if isinstance(event, ReadStarted):
+            self.to_read += event.pages
+        if isinstance(event, ReadStarted | Fetched | FetchSkipped):
             self.read += isinstance(event, Fetched)
             self.skipped += isinstance(event, FetchSkipped)
-            return f"reading: {self.read} read, {self.skipped} skipped"
+            return f"reading: {self.read} of {self.to_read} read, {self.skipped} skipped"
         if isinstance(event, PassagesKept):
             return f"kept {event.passages} passages from {event.sources} sources"
         if isinstance(event, WriterStarted):
@@ -124,20 +134,18 @@ class Progress:
             self.stream.flush()
 
 
+def _found(per_backend: dict[str, int]) -> str:
+    """`found 4 results (local)`: a backend that found nothing (`none`) is not news."""
+    total = sum(per_backend.values())
+    named = [name for name, n in per_backend.items() if n] or list(per_backend)
+    return f"found {total} results ({', '.join(named)})"
+
+
 def markdown(result: Result) -> str:
-    """The answer followed by its source list; raw HTML from pages or the model made inert,
-    since this text is also written to `--out` files that a markdown viewer will render."""
-    body = escape_html_tags(result.answer or "")
-    lines = [body.rstrip(), "", "## Sources", ""]
-    cited = {c.number for c in result.citations}
-    for s in result.sources:
-        mark = "" if s.number in cited else " (not cited)"
-        extra = " · search snippet only" if s.snippet else ""
-        when = f" · published {s.published}" if s.published else ""
-        title = escape_html_tags(" ".join(s.title.split()))
-        where = f" ({s.location})" if s.location else ""
-        lines.append(f"[{s.number}] {title}{where} — {s.url}{when}{extra}{mark}")
-    return "\n".join(lines) + "\n"
+    """The question as a heading, the answer, and its sources with their fetch dates."""
+    from ..export.markdown import result_markdown
+
+    return result_markdown(result, question=result.query)
 
 
 def as_json(result: Result) -> str:

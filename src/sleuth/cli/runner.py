@@ -32,9 +32,10 @@ class Output:
     show_cost: bool = True
     deep: bool = False
     require_answer: bool = False
+    question: str = ""  # the heading above streamed drafts ("" when not known yet)
 
     @classmethod
-    def of(cls, flags: dict[str, Any]) -> Output:
+    def of(cls, flags: dict[str, Any], question: str = "") -> Output:
         return cls(
             bool(flags.get("json")),
             flags.get("out"),
@@ -43,6 +44,7 @@ class Output:
             not flags.get("no_cost", False),
             flags.get("deep") is not None,
             bool(flags.get("require_answer")),
+            question.strip(),
         )
 
     @property
@@ -79,16 +81,27 @@ def research(
         if cost:
             meter_line[:] = [cost]
 
+    if output.drafts and output.question:
+        echo(f"# {' '.join(output.question.split())}\n")
     try:
         result = with_app(lambda app: start(app, on_event))
     finally:
         progress.clear()
-    if output.drafts:
-        echo("\n\n---\n")  # the drafts streamed above; the checked final answer follows
-    show(result, output, meter_line[0] if meter_line else "")
+    shown = after_drafts(result, progress.draft) if output.drafts else None
+    show(result, output, meter_line[0] if meter_line else "", shown)
     for notice in later:
         progress(notice)
     return result
+
+
+def after_drafts(result: Result, draft: str) -> str:
+    """What stdout still needs once the drafts streamed: only the sources when the checked final
+    answer is the last draft, else a rule and the final answer."""
+    from ..export.markdown import sources_markdown
+
+    if " ".join((result.answer or "").split()) == " ".join(draft.split()):
+        return "\n\n" + sources_markdown(result) + "\n"
+    return "\n\n---\n\n" + markdown(result)
 
 
 def _cost_line(event: Event) -> str:
@@ -98,9 +111,11 @@ def _cost_line(event: Event) -> str:
     return summary_of(event.result.usage.by_model) if isinstance(event, Done) else ""
 
 
-def show(result: Result, output: Output, cost: str = "") -> None:
+def show(result: Result, output: Output, cost: str = "", shown: str | None = None) -> None:
+    """The result on stdout (`shown` instead when part of it already streamed), `--out`, and
+    the confidence, cost and session lines on stderr."""
     text = terminal_safe(as_json(result) if output.as_json else markdown(result))
-    echo(text, nl=False)
+    echo(text if shown is None else terminal_safe(shown), nl=False)
     if output.out is not None:
         write_out(output.out, text)
     echo(confidence_line(result), err=True)

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ..errors import UsageError
+from ..extras import install_hint
 from .options import LLM, settings_values, table_options
 
 ENGINE = (
@@ -74,8 +75,7 @@ def serve(
         from ..server.main import ServeOptions, run
     except ImportError as exc:
         raise UsageError(
-            f"sleuth serve needs the server extra ({exc.name} is missing): "
-            "pip install 'sleuth[server]'"
+            f"sleuth serve needs the server extra ({exc.name} is missing): {install_hint('server')}"
         ) from None
     options = ServeOptions(
         host, port, workers, no_auth, run_slots, org_runs or None, org_rate or None,

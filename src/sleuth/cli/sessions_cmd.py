@@ -14,8 +14,9 @@ import click
 from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
 from ..settings.values import parse_age
 from ..store import SessionStats, SessionStore, SessionSummary, sessions_db_path
+from .complete import session_argument
 from .options import note, table_option
-from .render import echo
+from .render import confidence_line, echo
 from .runner import write_out
 
 
@@ -71,7 +72,7 @@ def ls_cmd(filter_text: str | None, tag: str | None, org: str | None, as_json: b
 
 
 @sessions.command("tag")
-@click.argument("session_id", metavar="ID")
+@session_argument("session_id")
 @click.argument("tags")
 def tag_cmd(session_id: str, tags: str) -> None:
     """Add comma-separated TAGS to a session.
@@ -87,7 +88,7 @@ def tag_cmd(session_id: str, tags: str) -> None:
 
 
 @sessions.command("untag")
-@click.argument("session_id", metavar="ID")
+@session_argument("session_id")
 @click.argument("tags")
 def untag_cmd(session_id: str, tags: str) -> None:
     """Remove comma-separated TAGS from a session.
@@ -103,7 +104,7 @@ def untag_cmd(session_id: str, tags: str) -> None:
 
 
 @sessions.command("rm")
-@click.argument("session_ids", metavar="ID...", nargs=-1, required=True)
+@session_argument("session_ids", "ID...", nargs=-1, required=True)
 def rm_cmd(session_ids: tuple[str, ...]) -> None:
     """Delete sessions (by id or unique prefix). Nothing is deleted if any ID is unknown.
 
@@ -138,7 +139,7 @@ def prune_cmd(older_than: str | None, keep: int | None, dry_run: bool) -> None:
 
 
 @click.command("show")
-@click.argument("session_id", metavar="ID")
+@session_argument("session_id")
 @table_option("json", dest="as_json")
 def show(session_id: str, as_json: bool) -> None:
     """Print a saved session's cited answer and its sources.
@@ -146,10 +147,13 @@ def show(session_id: str, as_json: bool) -> None:
     \b
     Examples:
       sleuth show 2026-05-07_134509
+      sleuth show last
       sleuth show 2026-05-07_1345 --json
     """
     record = _store().get(session_id)
     echo(render_json(record) if as_json else render_markdown(record), nl=False)
+    if not as_json:
+        echo(confidence_line(record.result), err=True)
 
 
 def _stats_text(stats: SessionStats) -> str:
@@ -186,7 +190,7 @@ def stats(tag: str | None, as_json: bool) -> None:
 
 
 @click.command("export")
-@click.argument("session_id", metavar="ID")
+@session_argument("session_id")
 @click.option(
     "--format",
     "fmt",
@@ -217,7 +221,7 @@ def export(session_id: str, fmt: str | None, out: Path | None) -> None:
 
 
 @click.command("open")
-@click.argument("session_id", metavar="ID")
+@session_argument("session_id")
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),

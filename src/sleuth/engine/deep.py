@@ -14,6 +14,7 @@ from ..events import Critiqued, Planned
 from ..llm.parse import Verdict
 from ..pipeline.evidence import Segment
 from ..pipeline.gather import Gathering, RoundLimits
+from ..think.plan import HeuristicCritic, HeuristicPlanner
 from ..types import Result
 from .run import Drafted, Run
 
@@ -25,9 +26,14 @@ DEEP_SETTLE_WAIT_S = 2.0
 
 async def deep(run: Run) -> Result:
     request = run.request
-    planned = await run.deadline.run(run.parts.stages.planner.plan(run.question))
+    planner = run.parts.stages.planner
+    planned = await run.with_model(
+        lambda: planner.plan(run.question),
+        lambda: HeuristicPlanner().plan(run.question),
+        "planning from the question's own terms",
+    )
     aspects = tuple(run.vetted(planned, "planned"))
-    queries = [run.question, *aspects]
+    queries = _distinct([run.question, *aspects])
     drafted: Drafted | None = None
     for round_no in range(1, request.deep_rounds + 2):
         run.rounds = round_no
@@ -58,14 +64,33 @@ def _rank_against_all(run: Run, extra: Sequence[str] = ()) -> None:
 
 async def _critique(run: Run, drafted: Drafted) -> Verdict:
     weak = [u.sentence for u in drafted.finished.verification.unsupported]
-    critic = run.parts.stages.critic
-    review = critic.review(run.question, drafted.finished.answer, weak, drafted.sources)
-    return await run.deadline.run(review)
+    critic, answer, sources = run.parts.stages.critic, drafted.finished.answer, drafted.sources
+    return await run.with_model(
+        lambda: critic.review(run.question, answer, weak, sources),
+        lambda: HeuristicCritic().review(run.question, answer, weak, sources),
+        "finding gaps from the question's own terms",
+    )
+
+
+def _distinct(queries: list[str], asked: Sequence[str] = ()) -> list[str]:
+    """Each query once, and none asked before (a planner may repeat the question): searching
+    one twice wastes a round's time and counts its results twice in the fusion."""
+    seen = {_key(q) for q in asked}
+    kept = []
+    for query in queries:
+        key = _key(query)
+        if key and key not in seen:
+            seen.add(key)
+            kept.append(query.strip())
+    return kept
+
+
+def _key(query: str) -> str:
+    return " ".join(query.lower().split()).rstrip("?.! ")
 
 
 def _new_queries(proposed: list[str], gathering: Gathering) -> list[str]:
-    asked = {q.strip().lower() for q in gathering.queries}
-    return [q for q in proposed if q.strip() and q.strip().lower() not in asked]
+    return _distinct(proposed, gathering.queries)
 
 
 async def explore(run: Run, queries: Sequence[str], earlier: Sequence[str] = ()) -> Result:

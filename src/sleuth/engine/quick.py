@@ -94,7 +94,7 @@ async def _follow_up(run: Run, first: Drafted) -> Drafted:
     run.emit(Notice(f"the writer needs more: searching {wanted[0]!r}"))
     try:
         await _extra_round(run, wanted[0])
-        return await run.draft(round_no=run.rounds)
+        return await run.draft(round_no=run.rounds, fallback=False)
     except (SleuthError, TimeoutError) as exc:
         if isinstance(exc, UsageError):
             raise

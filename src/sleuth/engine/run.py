@@ -10,16 +10,18 @@ emitter; the quick and deep flows are functions of a `Run`.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
-from ..errors import NoSourcesError
+from ..errors import LLMError
 from ..events import Emit, Notice, PassagesKept, Verified
 from ..llm.meter import Meter
 from ..pipeline.answer import FinishedAnswer, finish_answer
 from ..pipeline.evidence import build_segmented
-from ..pipeline.gather import Backends, Gathering, RoundLimits, run_round
+from ..pipeline.gather import Backends, Gathering, RoundLimits, nothing_found, run_round
 from ..pipeline.trust import rate_sources
+from ..pipeline.write.extractive import ExtractiveWriter
 from ..pipeline.write.run import WriteOutcome, write_answer
 from ..ports import Fetcher, SearchBackend, Writer, WriteTask
 from ..runtime import Deadline, Tasks
@@ -30,6 +32,8 @@ from ..think.plan import Critic, HeuristicCritic, HeuristicPlanner, Planner
 from ..think.structured import Structurer
 from ..think.vet import Text, vet
 from ..types import Citation, Plan, ResearchRequest, Result, SearchResult, Source, Usage
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +88,7 @@ class Run:
     plan: Plan = "single"
     hops: int = 0
     started: float = field(default_factory=time.monotonic)
+    model_failure: LLMError | None = None  # the model failed after its retries: stop asking it
 
     @property
     def question(self) -> str:
@@ -119,11 +124,15 @@ class Run:
         built = build_segmented(g.reads, g.segments, self.request.passages_per_source)
         return rate_sources(built)
 
-    async def draft(self, aspects: tuple[str, ...] = (), round_no: int = 1) -> Drafted:
-        """Number the sources gathered so far, write from them, and check the citations."""
+    async def draft(
+        self, aspects: tuple[str, ...] = (), round_no: int = 1, fallback: bool = True
+    ) -> Drafted:
+        """Number the sources gathered so far, write from them, and check the citations. When
+        the model fails, the extractive writer answers instead; a rewrite that has a first
+        answer to keep passes `fallback=False` and gets the error."""
         sources = self.sources()
         if not sources:
-            raise NoSourcesError(no_sources_message(self.gathering.causes))
+            raise nothing_found(self.gathering)
         snippets = sum(1 for s in sources if s.snippet)
         self.emit(PassagesKept(len(sources), sum(len(s.passages) for s in sources), snippets))
         if self.request.schema is not None:
@@ -131,12 +140,46 @@ class Run:
         if round_no == 1:
             self._writer_notices()
         task = self._write_task(sources, aspects)
-        outcome = await self.deadline.run(
-            write_answer(self.parts.writer, task, self.emit, round_no)
-        )
+
+        def write() -> Awaitable[WriteOutcome]:
+            return write_answer(self.parts.writer, task, self.emit, round_no)
+
+        if not fallback:
+            outcome = await self.deadline.run(write())
+        else:
+            outcome = await self.with_model(
+                write,
+                lambda: write_answer(ExtractiveWriter(), task, self.emit, round_no),
+                f"answering with the extractive writer from the {len(sources)} sources gathered",
+            )
         finished = finish_answer(outcome.text, sources, self.request)
         self.emit(Verified(finished.verification.checked, finished.verification.supported))
         return Drafted(sources, outcome, finished)
+
+    async def with_model(
+        self,
+        use: Callable[[], Awaitable[T]],
+        instead: Callable[[], Awaitable[T]],
+        fallback: str,
+    ) -> T:
+        """`use()` — a stage that calls the model — or, once the model has failed after its
+        retries, `instead()` without it (said once in a notice), unless `require_llm` makes
+        the failure end the run. A run never waits on a dead endpoint twice."""
+        if self.model_failure is None:
+            try:
+                return await self.deadline.run(use())
+            except LLMError as exc:
+                self._model_failed(exc, fallback)
+        return await self.deadline.run(instead())
+
+    def _model_failed(self, exc: LLMError, fallback: str) -> None:
+        if self.request.require_llm:
+            raise LLMError(
+                f"{exc} (require_llm is set, so there is no fallback)", setting="require_llm"
+            ) from exc
+        self.model_failure = exc
+        message = f"the model failed: {exc}; {fallback} (require_llm makes this an error)"
+        self.emit(Notice(message, setting="require_llm"))
 
     def _writer_notices(self) -> None:
         notice: str | None = getattr(self.parts.writer, "notice", None)
@@ -210,11 +253,3 @@ class Run:
             data=finished.data,
             writer=drafted.outcome.writer,
         )
-
-
-def no_sources_message(causes: list[str]) -> str:
-    if not causes:
-        return "no sources found: search returned no results for the question"
-    shown = "; ".join(causes[:8])
-    more = f" (and {len(causes) - 8} more)" if len(causes) > 8 else ""
-    return f"no sources found: {shown}{more}"

@@ -106,7 +106,9 @@ def _badge(tier: str) -> str:
     return f'<span class="badge badge-{escape(tier)}">{escape(tier)}</span>'
 
 
-def _source_item(source: Source) -> str:
+def _source_item(source: Source, quote: str | None) -> str:
+    """One numbered source: link, authority, dates, and the quote the answer cites it for, or
+    "not cited" for a source the writer was given but did not cite."""
     title = escape(source.title or source.url)
     url = escape(source.url)
     link = f'<a href="{url}">{title}</a>' if source.url.startswith(_SAFE_SCHEMES) else title
@@ -116,9 +118,15 @@ def _source_item(source: Source) -> str:
         dates.append(f"published {escape(source.published[:10])}")
     if source.snippet:
         dates.append("search snippet only")
+    if quote is None:
+        cited = '<div class="uncited">not cited</div>'
+    else:
+        cited = f'<blockquote class="quote">{escape(quote)}</blockquote>' if quote else ""
+    kind = "cited" if quote is not None else "uncited"
     return (
-        f'<li id="src-{source.number}" value="{source.number}">{link} {_badge(source.authority)}'
-        f'<div class="url">{url}</div><div class="dates">{" · ".join(dates)}</div></li>'
+        f'<li id="src-{source.number}" value="{source.number}" class="{kind}">{link} '
+        f'{_badge(source.authority)}<div class="url">{url}</div>'
+        f'<div class="dates">{" · ".join(dates)}</div>{cited}</li>'
     )
 
 
@@ -155,7 +163,8 @@ def _body(record: SessionRecord) -> tuple[str, str]:
 def render_html(record: SessionRecord) -> str:
     """The whole report as one HTML document."""
     body, toc = _body(record)
-    sources = "".join(_source_item(s) for s in record.result.sources)
+    quotes = {c.number: c.quote for c in record.result.citations}
+    sources = "".join(_source_item(s, quotes.get(s.number)) for s in record.result.sources)
     title = escape(record.question)
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

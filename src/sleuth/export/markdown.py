@@ -13,8 +13,9 @@ def _escape_label(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def source_line(source: Source) -> str:
-    """`n. [title](url) — fetched YYYY-MM-DD · published YYYY-MM-DD · authority`."""
+def source_line(source: Source, cited: bool = True) -> str:
+    """`n. [title](url) — fetched YYYY-MM-DD · published YYYY-MM-DD · authority`, and
+    `(not cited)` for a source the writer was given but did not cite."""
     title = escape_html_tags(_escape_label(" ".join((source.title or source.url).split())))
     url = source.url.replace(" ", "%20").replace(")", "%29")
     notes = [source.location] if source.location else []
@@ -24,7 +25,8 @@ def source_line(source: Source) -> str:
     notes.append(source.authority)
     if source.snippet:
         notes.append("snippet only")
-    return f"{source.number}. [{title}]({url}) — {' · '.join(notes)}"
+    mark = "" if cited else " (not cited)"
+    return f"{source.number}. [{title}]({url}) — {' · '.join(notes)}{mark}"
 
 
 def render_markdown(record: SessionRecord, heading: bool = True) -> str:
@@ -32,18 +34,32 @@ def render_markdown(record: SessionRecord, heading: bool = True) -> str:
 
     Raw HTML that came from a page or the model is made inert and terminal control sequences
     removed: the file will be opened in markdown viewers and printed by `cat`."""
-    parts = [f"# {escape_html_tags(' '.join(record.question.split()))}"] if heading else []
-    return terminal_safe("\n\n".join([*parts, result_markdown(record.result)]))
+    return result_markdown(record.result, question=record.question if heading else None)
 
 
-def result_markdown(result: Result, references: bool = True) -> str:
-    """A result's answer (or its filled schema as JSON), then its numbered `## Sources` list
-    unless `references` is false: what the SSE report and the MCP tool's text carry."""
+def result_markdown(result: Result, references: bool = True, question: str | None = None) -> str:
+    """A result's answer (or its filled schema as pretty JSON) under `question` as a heading
+    when given, then its numbered `## Sources` list (uncited ones marked) unless `references`
+    is false: what `ask` prints, `show`/`export --format=md` reprint, and the SSE report and
+    the MCP tool's text carry."""
     if result.data is not None and not result.answer:
         body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
     else:
         body = escape_html_tags((result.answer or "").strip())
-    parts = [body]
+    heading = escape_html_tags(_one_line(question)) if question else ""
+    parts = [f"# {heading}"] if heading and not body.startswith("# ") else []
+    parts.append(body)
     if references and result.sources:
-        parts.append("## Sources\n\n" + "\n".join(source_line(s) for s in result.sources))
+        parts.append(sources_markdown(result))
     return terminal_safe("\n\n".join(parts) + "\n")
+
+
+def sources_markdown(result: Result) -> str:
+    """`## Sources` and one line per source; uncited ones marked."""
+    cited = {c.number for c in result.citations}
+    lines = (source_line(s, s.number in cited) for s in result.sources)
+    return "## Sources\n\n" + "\n".join(lines)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -36,6 +36,10 @@ ol.sources li { margin-bottom: .7rem; }
 ol.sources li:target { background: var(--panel); }
 .url { color: var(--muted); font-size: .8rem; word-break: break-all; }
 .dates { color: var(--muted); font-size: .8rem; }
+.sources .quote { margin: .3rem 0 0; padding-left: .7rem; border-left: 3px solid var(--muted);
+  font-size: .85rem; }
+.sources .uncited { color: var(--muted); font-size: .8rem; font-style: italic; }
+.sources li.uncited > a { opacity: .75; }
 .badge { display: inline-block; font-size: .7rem; font-weight: 600; text-transform: uppercase;
   letter-spacing: .03em; border: 1px solid currentColor; border-radius: 999px;
   padding: 0 .45rem; vertical-align: middle; }

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..errors import BlockedURLError, FetchError
+from ..extras import install_hint
 from ..ports import Fetcher
 from ..types import BrowserMode, Page
 from .extract import extract_html
@@ -188,7 +189,7 @@ class BrowserFetcher:
             from playwright.async_api import async_playwright
         except ImportError as exc:
             raise FetchError(
-                "browser unavailable: pip install 'sleuth[browser]'", cause="browser"
+                f"browser unavailable: {install_hint('browser')}", cause="browser"
             ) from exc
         if self._playwright is None:
             self._playwright = await async_playwright().start()
@@ -260,7 +261,7 @@ async def probe_browser(settings: BrowserSettings) -> tuple[bool, str]:
     try:
         import playwright  # noqa: F401
     except ImportError:
-        return False, "playwright not installed (pip install 'sleuth[browser]')"
+        return False, f"playwright not installed ({install_hint('browser')})"
     fetcher = BrowserFetcher(settings)
     started = time.perf_counter()
     try:

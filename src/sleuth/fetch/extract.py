@@ -100,12 +100,18 @@ def declared_date(tree: Any) -> str | None:
     return None
 
 
+_PARTIAL_DATE = re.compile(r"(?:1[5-9]|20)\d\d(?:-(?:0[1-9]|1[0-2]))?")
+
+
 def normalize_date(value: str) -> str | None:
     """ISO-normalize a date: "2021-03-04T10:00Z" -> "2021-03-04T10:00:00+00:00", "2020/5/1" ->
-    "2020-05-01"; None when it is not a date."""
+    "2020-05-01", "2007" and "2007-05" kept as they are (publishers often declare only a year);
+    None when it is not a date."""
     text = value.strip()
     if not text:
         return None
+    if _PARTIAL_DATE.fullmatch(text):
+        return text  # a year ("2007") or a month ("2007-05"): ISO 8601 at the precision given
     if len(text) == 10 and text[4] == "-":
         try:
             return date.fromisoformat(text).isoformat()

@@ -104,10 +104,15 @@ def decide_kind(data: bytes, name: str) -> str:
     raise UnreadableFile(f"content is {found.upper()}, not {claimed.upper()} (renamed?)")
 
 
-def convert(data: bytes, name: str) -> Document:
-    """`data`, the content of a file called `name`, as a document (UnreadableFile if not)."""
+def convert(data: bytes, name: str, *, pdf_max_pages: int = PDF_MAX_PAGES) -> Document:
+    """`data`, the content of a file called `name`, as a document (UnreadableFile if not);
+    at most `pdf_max_pages` of a PDF are read (`--pdf-max-pages` for included files)."""
     kind = decide_kind(data, name)
-    document = CONVERTERS[kind](data, PurePath(name).name)
+    base = PurePath(name).name
+    if kind == "pdf":
+        document = convert_pdf(data, base, pdf_max_pages)
+    else:
+        document = CONVERTERS[kind](data, base)
     if not document.sections:
         raise UnreadableFile(f"no text found in this {kind.upper()} file")
     return document
@@ -123,11 +128,11 @@ def decode(data: bytes) -> str:
         return data.decode("cp1252", errors="replace")
 
 
-def convert_pdf(data: bytes, name: str) -> Document:
+def convert_pdf(data: bytes, name: str, max_pages: int = PDF_MAX_PAGES) -> Document:
     from ..fetch.pdf import extract_pdf_pages
 
     try:
-        pdf = extract_pdf_pages(data, max_pages=PDF_MAX_PAGES)
+        pdf = extract_pdf_pages(data, max_pages=max_pages)
     except FetchError as exc:
         raise UnreadableFile(exc.reason) from exc
     sections = [

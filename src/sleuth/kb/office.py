@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import UnreadableFile
+from ..extras import install_hint
 from .documents import Document, Section, nonempty
 from .tabular import cell_text, row_line, table_sections
 
@@ -85,7 +86,7 @@ def convert_pptx(data: bytes, name: str) -> Document:
         import pptx
     except ImportError:
         raise UnreadableFile(
-            "PPTX needs the optional converter: pip install 'sleuth[pptx]'", lasting=False
+            f"PPTX needs the optional converter: {install_hint('pptx')}", lasting=False
         ) from None
     _open_zip(data, "pptx")
     try:

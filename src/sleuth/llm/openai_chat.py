@@ -35,7 +35,9 @@ class OpenAIChat(ProviderChat):
         clients: ClientPool | None = None,
     ) -> None:
         ring = shared_ring(f"openai:{base_url}", api_keys)
-        super().__init__(model, ring, retry, meter, timeout_s)
+        super().__init__(
+            model, ring, retry, meter, timeout_s, where=base_url or "https://api.openai.com/v1"
+        )
         # api.openai.com rejects `max_tokens` for reasoning models; compatible servers may not
         # know the newer `max_completion_tokens`.
         self._official = base_url is None or "//api.openai.com" in base_url

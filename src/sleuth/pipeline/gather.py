@@ -13,9 +13,9 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
-from ..errors import BlockedURLError, SearchError
+from ..errors import BlockedURLError, NoSourcesError, SearchError
 from ..events import (
     Emit,
     Event,
@@ -63,6 +63,8 @@ class Gathering:
     seen: set[str] = field(default_factory=set)
     queries: list[str] = field(default_factory=list)
     causes: list[str] = field(default_factory=list)  # why a run may end with no sources
+    search_failures: list[SearchError] = field(default_factory=list)
+    results_found: int = 0  # search results of every round, before anything is read
     searches: int = 0
     search_ms: int = 0
     read_ms: int = 0
@@ -102,13 +104,9 @@ async def search_round(
         local = await search_all(backends.include, queries, gathering, emit)
     lists = await search_all(backends.search, queries, gathering, emit)
     if not any(lists) and not any(local) and backends.fallback is not None:
-        reason = "; ".join(gathering.causes) or "no results"
-        emit(
-            Notice(
-                f"search found nothing ({reason}); retrying through the fallback "
-                f"backend {backends.fallback.name}"
-            )
-        )
+        failed = [str(e) for e in gathering.search_failures]
+        what = f"search failed ({'; '.join(failed)})" if failed else "search found no results"
+        emit(Notice(f"{what}; retrying through the fallback backend {backends.fallback.name}"))
         lists = await search_all(backends.fallback, queries, gathering, emit)
     return local + lists
 
@@ -133,12 +131,19 @@ async def search_all(
         gathering.searches += 1
         gathering.search_ms += ms
         if error is not None:
-            gathering.causes.append(f"{backend.name}: {error}")
+            gathering.search_failures.append(error)
+            gathering.causes.append(_named(backend.name, str(error)))
             emit(SearchDegraded(backend.name, str(error)))
         else:
+            gathering.results_found += len(found)
             emit(Searched(q, backend.name, len(found), ms))
         lists.append(found)
     return lists
+
+
+def _named(name: str, message: str) -> str:
+    """`name: message`, unless the message already starts with the backend's name."""
+    return message if message.startswith(f"{name}:") else f"{name}: {message}"
 
 
 def choose(
@@ -250,10 +255,47 @@ def _duplicate_of(read: Read, gathering: Gathering) -> str | None:
 
 
 def is_before(published: str | None, since: date) -> bool:
-    """True when a known publication date is before `since`; undated pages are kept."""
+    """True when a known publication date is before `since`; undated pages are kept. A year
+    ("2007") or a month ("2007-05") is before `since` only when all of it is."""
     if not published:
         return False
     try:
-        return date.fromisoformat(published[:10]) < since
+        return last_day(published) < since
     except ValueError:
         return False
+
+
+def last_day(published: str) -> date:
+    """The last day a (possibly partial) ISO date can mean: "2007" -> 2007-12-31."""
+    if len(published) == 4:
+        return date(int(published), 12, 31)
+    if len(published) == 7:
+        year, month = int(published[:4]), int(published[5:7])
+        return date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+    return date.fromisoformat(published[:10])
+
+
+def nothing_found(gathering: Gathering) -> NoSourcesError:
+    """Why a run has no sources, in words: the search could not reach its services (no network),
+    was throttled, failed, found no results, or found pages none of which could be used."""
+    if gathering.results_found:
+        return NoSourcesError(_listed("no sources found: ", gathering.causes), cause="unread")
+    failures = [leaf for e in gathering.search_failures for leaf in e.leaves()]
+    answered = gathering.searches - len(gathering.search_failures)
+    if not failures:
+        return NoSourcesError("search found no results for the question", cause="no_results")
+    names = list(dict.fromkeys(f.backend or "search" for f in failures))
+    if answered == 0 and all(f.cause == "unreachable" for f in failures):
+        message = f"no network: could not reach {' or '.join(names)}"
+        return NoSourcesError(message, cause="unreachable")
+    if answered == 0 and all(f.cause == "rate_limited" for f in failures):
+        message = f"search is rate-limited: {' and '.join(names)} refused to answer for now"
+        return NoSourcesError(message, cause="rate_limited")
+    messages = list(dict.fromkeys(str(f) for f in failures))
+    tail = "; the other searches found no results" if answered else ""
+    return NoSourcesError(_listed("search failed: ", messages) + tail, cause="search_failed")
+
+
+def _listed(prefix: str, items: list[str], limit: int = 8) -> str:
+    more = f" (and {len(items) - limit} more)" if len(items) > limit else ""
+    return prefix + "; ".join(items[:limit]) + more

@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import httpx2
 
-from ..errors import MissingKeyError, RateLimitedError, SearchError
+from ..errors import MissingKeyError, RateLimitedError, SearchCause, SearchError
 from ..fetch.tls import tls_context
 from ..registry import BackendSettings
 from ..text import keywords
@@ -93,7 +93,11 @@ class Http:
                     method, url, params=params, headers=all_headers, json=json
                 )
             except httpx2.TimeoutException as exc:
-                raise self.error(f"timed out after {self.timeout_s:g} s") from exc
+                raise self.error(f"timed out after {self.timeout_s:g} s", "timeout") from exc
+            except (httpx2.ConnectError, httpx2.ProxyError) as exc:
+                raise self.error(
+                    f"could not connect ({_excerpt(str(exc), 80)})", "unreachable"
+                ) from exc
             except httpx2.HTTPError as exc:
                 raise self.error(f"request failed: {type(exc).__name__}: {exc}") from exc
         self.check_status(response)
@@ -107,9 +111,11 @@ class Http:
             cause = f"{self.backend}: rate limited (HTTP {status}{hint})"
             raise RateLimitedError(cause, self.backend)
         if status in (401, 403):
-            raise self.error(f"HTTP {status}: the service refused the request (check the key)")
+            raise self.error(
+                f"HTTP {status}: the service refused the request (check the key)", "refused"
+            )
         if status >= 400:
-            raise self.error(f"HTTP {status}: {_excerpt(response.text)}")
+            raise self.error(f"HTTP {status}: {_excerpt(response.text)}", "refused")
 
     async def get_json(self, url: str, **kwargs: Any) -> Any:
         return self.decode_json(await self.request("GET", url, **kwargs))
@@ -123,8 +129,8 @@ class Http:
         except ValueError as exc:
             raise self.error(f"returned non-JSON: {_excerpt(response.text)!r}") from exc
 
-    def error(self, cause: str) -> SearchError:
-        return SearchError(f"{self.backend}: {cause}", self.backend)
+    def error(self, detail: str, cause: SearchCause = "error") -> SearchError:
+        return SearchError(f"{self.backend}: {detail}", self.backend, cause=cause)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -242,3 +248,18 @@ async def search_with_ladder(
         if results:
             break
     return results
+
+
+# How connection failures read in error text we cannot type-check (ddgs wraps its HTTP
+# client's errors into strings).
+_UNREACHABLE = re.compile(
+    r"dns|connecterror|connect error|error sending request|name or service not known|"
+    r"temporary failure in name resolution|network is unreachable|connection refused|"
+    r"no route to host|failed to resolve|nodename nor servname",
+    re.IGNORECASE,
+)
+
+
+def unreachable(text: str) -> bool:
+    """True when an error's text says the service could not be reached at all."""
+    return bool(_UNREACHABLE.search(text))

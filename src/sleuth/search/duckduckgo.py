@@ -27,7 +27,7 @@ from ..errors import RateLimitedError, SearchError, UsageError
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import days_since, iso_date, results_of, strip_html, unwrap_redirect
+from .common import days_since, iso_date, results_of, strip_html, unreachable, unwrap_redirect
 
 NAME = "duckduckgo"
 Kind = Literal["text", "news"]
@@ -95,15 +95,25 @@ class DDGSearch:
         except RatelimitException as exc:
             raise RateLimitedError(f"{self.name}: rate limited ({exc})", self.name) from exc
         except TimeoutException as exc:
-            raise SearchError(f"{self.name}: timed out ({exc})", self.name) from exc
+            raise SearchError(f"{self.name}: timed out", self.name, cause="timeout") from exc
         except DDGSException as exc:
-            if "no results found" in str(exc).lower():
-                cause = f"{self.name}: no results from any engine (throttled or blocked)"
-                raise RateLimitedError(cause, self.name) from exc
-            raise SearchError(f"{self.name}: {exc}", self.name) from exc
+            raise self._failure(exc) from exc
         if not isinstance(rows, list):
             raise SearchError(f"{self.name}: ddgs returned {type(rows).__name__}", self.name)
         return rows[: query.limit]
+
+    def _failure(self, exc: Exception) -> SearchError:
+        """ddgs's error in words: its text names whichever engine it tried last (often not
+        DuckDuckGo), so only what kind of failure it was is kept."""
+        text = str(exc)
+        if "no results found" in text.lower():
+            cause = f"{self.name}: no results from any engine (throttled or blocked)"
+            return RateLimitedError(cause, self.name)
+        if unreachable(text):
+            kind = "DNS lookup failed" if "dns" in text.lower() else "connection failed"
+            message = f"{self.name}: could not reach the search service ({kind})"
+            return SearchError(message, self.name, cause="unreachable")
+        return SearchError(f"{self.name}: {text[:200]}", self.name)
 
     def _result(self, row: dict[str, Any], rank: int) -> SearchResult:
         url = unwrap_redirect(row["url"] if self.kind == "news" else row["href"])
@@ -164,7 +174,9 @@ def ddgs_client(settings: BackendSettings) -> DDGSLike:
         return ReplayDDGS(Path(replay))
     from ddgs import DDGS
 
-    return DDGS(timeout=max(1, round(settings.timeout_s)))
+    # ddgs resolves names and connects itself (not through httpx): hand it the proxy the
+    # environment names, or it bypasses HTTP(S)_PROXY.
+    return DDGS(proxy=settings.proxy, timeout=max(1, round(settings.timeout_s)))
 
 
 def delay_s(settings: BackendSettings) -> float:

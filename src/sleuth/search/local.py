@@ -10,11 +10,12 @@ bad file in a folder does not stop the run.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from ..errors import UsageError
 from ..events import Notice
 from ..kb import KnowledgeBase, Walk
-from ..kb.convert import SUFFIXES
+from ..kb.convert import SUFFIXES, convert
 from ..kb.ingest import find_files
 from ..kb.sqlite_store import SqliteKnowledgeStore
 from ..ports import SearchQuery
@@ -58,7 +59,8 @@ def build(settings: BackendSettings, regs: Registries) -> LocalSearch:
         message = str(exc) if str(exc).startswith("--include") else f"--include: {exc}"
         raise UsageError(message) from None
     kb = KnowledgeBase(SqliteKnowledgeStore(":memory:"), "include")
-    report = kb.add(settings.include, Walk())
+    pages = partial(convert, pdf_max_pages=settings.pdf_max_pages)
+    report = kb.add(settings.include, Walk(), converter=pages)
     return LocalSearch(KbSearch(kb, "local"), list(report.skipped))
 
 

@@ -36,7 +36,7 @@ class Multi:
         lists = [a for a in answers if isinstance(a, list)]
         if not lists:
             raise self._all_failed([f for f in failures if f is not None])
-        return merge(lists)
+        return merge(lists)[: query.limit]  # each backend was asked for `limit`: keep the best
 
     def _failed(
         self, backend: SearchBackend, query: SearchQuery, answer: list[SearchResult] | SearchError
@@ -51,9 +51,14 @@ class Multi:
     def _all_failed(self, fresh: list[SearchError]) -> SearchError:
         causes = fresh + [e for e in self.benched.values() if e not in fresh]
         message = "every search backend failed: " + "; ".join(str(e) for e in causes)
-        if causes and all(isinstance(e, RateLimitedError) for e in causes):
-            return RateLimitedError(message, NAME)
-        return SearchError(message, NAME)
+        kinds = {e.cause for e in causes}
+        error = (
+            RateLimitedError(message, NAME)
+            if causes and all(isinstance(e, RateLimitedError) for e in causes)
+            else SearchError(message, NAME, cause=kinds.pop() if len(kinds) == 1 else "error")
+        )
+        error.parts = tuple(causes)
+        return error
 
 
 async def _ask(backend: SearchBackend, query: SearchQuery) -> list[SearchResult] | SearchError:

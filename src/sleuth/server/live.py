@@ -60,12 +60,15 @@ class LiveRun:
         at = 0
         while True:
             wake = self._wake
-            if at < len(self.events):
+            if at < len(self.events) and (self.closed or not _ends(self.events[at])):
                 at += 1
                 yield self.events[at - 1]
-            elif self.closed:
+            elif self.closed and at >= len(self.events):
                 return
             else:
+                # The last event waits for the run to close: by the time a follower has the
+                # answer, the run's slot and the organization's running count are released,
+                # so a client's next request is never refused by its own finished one.
                 await wake.wait()
 
 
@@ -196,3 +199,7 @@ class LiveRuns:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _ends(event: Event) -> bool:
+    return isinstance(event, Done | Failed)

