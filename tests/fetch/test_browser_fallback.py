@@ -119,3 +119,23 @@ def test_reading_fetcher_skips_the_browser_when_off() -> None:
     http, _ = pair(LONG)
     assert reading_fetcher(http, BrowserSettings(mode="never")) is http
     assert isinstance(reading_fetcher(http, BrowserSettings()), BrowserFallbackFetcher)
+
+
+async def test_without_playwright_the_browser_is_a_typed_fetch_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sleuth.fetch.browser import BrowserFetcher
+
+    monkeypatch.setitem(__import__("sys").modules, "playwright", None)
+    monkeypatch.setitem(__import__("sys").modules, "playwright.async_api", None)
+    with pytest.raises(FetchError) as raised:
+        await BrowserFetcher(BrowserSettings()).fetch("http://news.example/a")
+    assert raised.value.cause == "browser" and "browser unavailable" in raised.value.reason
+
+
+async def test_no_browser_to_try_keeps_the_pages_own_reason() -> None:
+    unavailable = FetchError("browser unavailable: pip install '.[browser]'", cause="browser")
+    http, browser = pair(FetchError("no text", cause="no-text"), unavailable)
+    with pytest.raises(FetchError) as raised:
+        await reader(http, browser).fetch("http://news.example/a")
+    assert raised.value.cause == "no-text"

@@ -93,7 +93,11 @@ class BrowserFetcher:
         self._browser: Browser | None = None
 
     async def fetch(self, url: str) -> Page:
-        from playwright.async_api import Error as PlaywrightError
+        try:
+            from playwright.async_api import Error as PlaywrightError
+        except ImportError:
+            reason = f"browser unavailable: {install_hint('browser')}"
+            raise FetchError(reason, url, cause="browser") from None
 
         await check_url(url, self._policy)
         browser = await self._ensure_browser()
@@ -233,7 +237,12 @@ class BrowserFallbackFetcher:
         except FetchError as exc:
             if not exc.reason.startswith("no text"):
                 raise
-            return await self.browser.fetch(url)
+            try:
+                return await self.browser.fetch(url)
+            except FetchError as browser_failed:
+                if browser_failed.reason.startswith("browser unavailable"):
+                    raise exc from None  # no browser to try: the page's own reason stands
+                raise
         if len(page.text) >= self.min_text_chars or not _is_html(page) or not page.scripted:
             # Enough text; or a short PDF, plain text or script-free page (a stub article):
             # a browser cannot improve on it, and starting one costs a second or more.
