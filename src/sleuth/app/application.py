@@ -24,8 +24,9 @@ from ..engine import Engine
 from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
 from ..events import Done, Event, Failed, Notice
 from ..ports import SearchQuery
-from ..settings import Settings, sleuth_home
-from ..store import SessionStore, sessions_db_path
+from ..settings import Settings, database_url, sleuth_home
+from ..store import SessionStore
+from ..store.backend import session_store
 from ..store.records import SessionRecord
 from ..types import Result, SearchResult
 from . import steer as steered
@@ -50,7 +51,7 @@ class Sleuth:
     def __init__(self, settings: Settings | None = None, *, store: SessionStore | None = None):
         self.settings = settings or Settings()
         self.home = sleuth_home(self.settings.env)
-        self.resources = Resources(self.home)
+        self.resources = Resources(self.home, database_url(self.settings.env))
         self.knowledge = Knowledge(self.settings.env)
         self._store = store
 
@@ -66,7 +67,7 @@ class Sleuth:
     @property
     def sessions(self) -> SessionStore:
         if self._store is None:
-            self._store = SessionStore(sessions_db_path(self.home))
+            self._store = session_store(self.home, self.settings.env)
         return self._store
 
     # -- research ------------------------------------------------------------------------------
