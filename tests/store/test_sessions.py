@@ -18,8 +18,13 @@ DAY = datetime(2026, 5, 7, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SessionStore:
-    return SessionStore(tmp_path / "sessions.db")
+def store(tmp_path: Path, backend: str | None) -> SessionStore:
+    """The session store on SQLite, and on PostgreSQL (the same tests, both backends)."""
+    if backend is None:
+        return SessionStore(tmp_path / "sessions.db")
+    from sleuth.store.sessions_pg import PgSessionStore
+
+    return PgSessionStore(backend)
 
 
 def _save(store: SessionStore, days_ago: float = 0, **kw: object) -> SessionRecord:
@@ -51,7 +56,8 @@ def test_save_and_get_round_trip(store: SessionStore) -> None:
     assert back.result.sources[0].text == record.result.sources[0].text
 
 
-def test_schema_is_migrated_once_and_in_wal_mode(store: SessionStore) -> None:
+def test_schema_is_migrated_once_and_in_wal_mode(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions.db")
     with closing(sqlite3.connect(store.path)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

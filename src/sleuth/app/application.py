@@ -25,8 +25,9 @@ from ..engine import Engine
 from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
 from ..events import Done, Event, Failed, Notice
 from ..ports import SearchQuery
-from ..settings import Settings, sleuth_home
-from ..store import SessionStore, sessions_db_path
+from ..settings import Settings, database_url, sleuth_home
+from ..store import SessionStore
+from ..store.backend import session_store
 from ..store.records import SessionRecord
 from ..types import Result, SearchResult
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
@@ -51,7 +52,7 @@ class Sleuth:
     def __init__(self, settings: Settings | None = None, *, store: SessionStore | None = None):
         self.settings = settings or Settings()
         self.home = sleuth_home(self.settings.env)
-        self.resources = Resources(self.home)
+        self.resources = Resources(self.home, database_url(self.settings.env))
         self._store = store
 
     @cached_property
@@ -72,7 +73,7 @@ class Sleuth:
     @property
     def sessions(self) -> SessionStore:
         if self._store is None:
-            self._store = SessionStore(sessions_db_path(self.home))
+            self._store = session_store(self.home, self.settings.env)
         return self._store
 
     # -- research ------------------------------------------------------------------------------

@@ -39,9 +39,9 @@ def create_app(
     config = config or ServerConfig()
     sleuth = app or Sleuth(Settings.from_env())
     if store is None:
-        from ..store.service_sqlite import SqliteServiceStore
+        from ..store.backend import service_store
 
-        store = SqliteServiceStore(sleuth.home, sleuth.sessions)
+        store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
     metrics = Metrics()
     state = State(
         config, sleuth, store, clock, metrics, Research(sleuth, store, config, clock, metrics)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..disk.sqlite import is_damaged, move_aside, recovering
 from ..errors import NotFoundError, StoreError, UsageError
@@ -30,6 +30,23 @@ from .records import (
 )
 
 WHAT = "session store"
+
+
+class Rows(Protocol):
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Conn(Protocol):
+    """What the store's queries need of a connection: sqlite3's, or PostgreSQL's through
+    `postgres.Dialect` (the same statements, `?` placeholders and all)."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Rows: ...
+
+    def executemany(self, sql: str, parameters: Any, /) -> Any: ...
 
 
 def sessions_db_path(home: Path | None = None) -> Path:
@@ -136,8 +153,13 @@ class SessionStore:
         conn.execute("PRAGMA synchronous=FULL")
         return conn
 
+    @property
+    def where(self) -> str:
+        """Where the sessions are kept, for messages."""
+        return str(self.path)
+
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> Iterator[Conn]:
         """One write transaction: all of it commits or none of it does."""
         with self._guard(), closing(self._open()) as conn:
             conn.execute("BEGIN IMMEDIATE")
@@ -149,7 +171,7 @@ class SessionStore:
             conn.execute("COMMIT")
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _read(self) -> Iterator[Conn]:
         with self._guard(), closing(self._open()) as conn:
             yield conn
 
@@ -367,7 +389,7 @@ def _where(
 LAST = "last"  # names the newest session wherever an id is taken (ids start with a year)
 
 
-def _resolve(conn: sqlite3.Connection, ref: str) -> str:
+def _resolve(conn: Conn, ref: str) -> str:
     """The full id that `ref` (an id, a unique prefix, or `last`) names, or a UsageError saying
     why it names none or several."""
     ref = ref.strip()
@@ -395,7 +417,7 @@ def _resolve(conn: sqlite3.Connection, ref: str) -> str:
     return str(ids[0])
 
 
-def _owned(conn: sqlite3.Connection, session_id: str, org: str) -> str:
+def _owned(conn: Conn, session_id: str, org: str) -> str:
     """`session_id` when `org` owns it; otherwise the same error as for an unknown id."""
     row = conn.execute(
         "SELECT id FROM sessions WHERE id = ? AND org = ?", (session_id.strip(), org)
@@ -405,14 +427,14 @@ def _owned(conn: sqlite3.Connection, session_id: str, org: str) -> str:
     return str(row[0])
 
 
-def _tags_of(conn: sqlite3.Connection, session_id: str) -> tuple[str, ...]:
+def _tags_of(conn: Conn, session_id: str) -> tuple[str, ...]:
     rows = conn.execute(
         "SELECT tag FROM session_tags WHERE session_id = ? ORDER BY tag", (session_id,)
     )
     return tuple(r[0] for r in rows)
 
 
-def _all_tags(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
+def _all_tags(conn: Conn) -> dict[str, tuple[str, ...]]:
     tags: dict[str, list[str]] = {}
     for session_id, tag in conn.execute("SELECT session_id, tag FROM session_tags ORDER BY tag"):
         tags.setdefault(session_id, []).append(tag)
