@@ -21,6 +21,7 @@ from .render import echo
 
 COMMAND_MODULES = (
     "sleuth.cli.ask",
+    "sleuth.cli.batch_cmd",
     "sleuth.cli.search_cmd",
     "sleuth.cli.doctor",
     "sleuth.cli.eval_cmd",
