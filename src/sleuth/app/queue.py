@@ -21,13 +21,13 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
+from ..errors import NotFoundError, UsageError
 from ..events import Event, Fetched, Searched
-from ..store.batches_pg import BatchStore, Claimed, NewItem
+from ..store.batches_pg import BatchStore, Claimed, NewItem, Progress
 from ..store.service import Refused, ServiceStore, Spent
 from .application import Sleuth, finish
 from .batch import BadLine, Item, Parsed, Record, error_kind, failure, run_values, success
@@ -57,6 +57,19 @@ def database_url(env: Mapping[str, str] | None = None) -> str:
     if not url.startswith(("postgresql://", "postgres://")):
         raise UsageError("SLEUTH_DATABASE_URL must be a postgresql:// URL")
     return url
+
+
+def redact(url: str) -> str:
+    """`url` without its password, for messages and logs."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username}:***@{parts.hostname or ''}" + (
+        f":{parts.port}" if parts.port else ""
+    )
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def queue_app(url: str, runner: Runner | None = None) -> procrastinate.App:
@@ -200,10 +213,10 @@ async def recover_stalled(
                 queue=QUEUE, seconds_since_heartbeat=stalled_after_s
             )
             for job in stalled:
-                log.warning("sleuth worker: job %s stalled (its worker died); retrying", job.id)
+                log.warning("worker: job %s stalled (its worker died); back on the queue", job.id)
                 await app.job_manager.retry_job(job)
         except Exception as exc:  # another worker retried it first, or the database blinked
-            log.warning("sleuth worker: stalled-job recovery: %s", exc)
+            log.warning("worker: stalled-job recovery: %s", exc)
 
 
 async def run_worker(
@@ -240,5 +253,41 @@ async def run_worker(
             finally:
                 recovery.cancel()
                 await asyncio.gather(recovery, return_exceptions=True)
+    finally:
+        await store.aclose()
+
+
+async def follow(
+    url: str,
+    org: str,
+    batch_id: str,
+    on_progress: Callable[[Progress], None],
+    *,
+    poll_s: float = 1.0,
+) -> Progress:
+    """Report a batch's progress every `poll_s` until every question has its record."""
+    store = await BatchStore(url).open()
+    try:
+        while True:
+            progress = await store.progress(org, batch_id)
+            if progress is None:
+                raise NotFoundError(f"no batch {batch_id!r}", setting="batch")
+            on_progress(progress)
+            if progress.finished:
+                return progress
+            await asyncio.sleep(poll_s)
+    finally:
+        await store.aclose()
+
+
+async def collect(
+    url: str, org: str, batch_id: str, sink: Callable[[Record], None], skip: set[str]
+) -> None:
+    """Every record of a batch, in line order, to `sink` (ids in `skip` left out)."""
+    store = await BatchStore(url).open()
+    try:
+        async for _, record in store.records(org, batch_id):
+            if record.get("id") not in skip:
+                sink(record)
     finally:
         await store.aclose()

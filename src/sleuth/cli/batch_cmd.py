@@ -26,6 +26,7 @@ EXAMPLES = """
 Examples:
   sleuth batch questions.jsonl --out results.jsonl
   sleuth batch questions.jsonl --depth deep --concurrency 2 --search=searxng
+  SLEUTH_DATABASE_URL=postgresql://sleuth@db/sleuth sleuth batch questions.jsonl --queue
 
 \b
 A line: {"question": "...", "id": "q1", "depth": "deep", "max_sources": 8, "since": "30d"}
@@ -34,7 +35,7 @@ A record: {"id", "line", "question", "result": {...}} or {..., "error": {"kind",
 
 
 @click.command("batch", epilog=EXAMPLES)
-@click.argument("questions", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("questions", type=click.Path(dir_okay=False, path_type=Path), required=False)
 @option(
     "--depth",
     type=click.Choice(["quick", "deep"]),
@@ -58,12 +59,28 @@ A record: {"id", "line", "question", "result": {...}} or {..., "error": {"kind",
     help="Results file (JSONL; default QUESTIONS.results.jsonl; '-' for stdout, "
     "not resumable). Ids already in it are skipped.",
 )
+@option(
+    "--queue",
+    is_flag=True,
+    help="Enqueue the questions on the PostgreSQL task queue (SLEUTH_DATABASE_URL) for "
+    "`sleuth worker` processes, follow the batch and write its results.",
+)
+@option("--no-wait", is_flag=True, help="With --queue: print the batch id and leave.")
+@option(
+    "--follow",
+    metavar="BATCH_ID",
+    default=None,
+    help="Follow a queued batch (from --queue --no-wait) and write its results.",
+)
 @table_options(*RUN)
 def batch(
-    questions: Path,
+    questions: Path | None,
     depth: str,
     batch_concurrency: int,
     out: Path | None,
+    queue: bool,
+    no_wait: bool,
+    follow: str | None,
     **flags: Any,
 ) -> None:
     """Research every question of QUESTIONS (JSONL) and write one record per line.
@@ -73,19 +90,42 @@ def batch(
     values = settings_values(flags)
     if depth == "deep":
         values["deep"] = 2
-    target = _target(questions, out)
-    failed = _run_local(questions, values, target, batch_concurrency)
+    if questions is None and follow is None:
+        raise UsageError("give the QUESTIONS file (or --follow BATCH_ID)")
+    target = _target(questions, out, follow)
+    if queue or follow:
+        from .batch_queue import queued
+
+        ctx = click.get_current_context()
+        given = {k: v for k, v in values.items() if _given(ctx, k)}
+        failed = queued(questions, given, target, follow=follow, wait=not no_wait)
+    else:
+        assert questions is not None
+        failed = _run_local(questions, values, target, batch_concurrency)
     if failed:
         sys.exit(1)
 
 
-def _target(questions: Path, out: Path | None) -> Path | None:
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether a setting was set by a flag or its variable (not only its default)."""
+    if name == "deep":
+        return True
+    source = ctx.get_parameter_source(name)
+    return source in (
+        click.core.ParameterSource.COMMANDLINE,
+        click.core.ParameterSource.ENVIRONMENT,
+    )
+
+
+def _target(questions: Path | None, out: Path | None, follow: str | None) -> Path | None:
     """Where results go: the path given, QUESTIONS.results.jsonl, or None for stdout."""
     if out is not None and str(out) == "-":
         return None
     if out is None:
+        if questions is None:
+            return Path(f"{follow}.results.jsonl")
         out = questions.with_name(questions.stem + ".results.jsonl")
-    if out.resolve() == questions.resolve():
+    if questions is not None and out.resolve() == questions.resolve():
         raise UsageError("--out: the results file cannot be the questions file")
     return out
 
@@ -114,11 +154,11 @@ def _run_local(questions: Path, values: dict[str, Any], target: Path | None, wor
     finally:
         results.close()
         bar.close()
-    _summary(tally, target)
+    summary(tally, target)
     return tally.failed
 
 
-def _summary(tally: Any, target: Path | None) -> None:
+def summary(tally: Any, target: Path | None) -> None:
     where = f"; results in {target}" if target is not None else ""
     parts = [f"{tally.done} answered", f"{tally.failed} failed"]
     if tally.skipped:

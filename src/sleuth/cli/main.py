@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "sleuth.cli.keys_cmd",
     "sleuth.cli.serve_cmd",
     "sleuth.cli.mcp_cmd",
+    "sleuth.cli.worker_cmd",
 )
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 
