@@ -23,6 +23,8 @@ from .render import echo
 # command name -> the module (under sleuth.cli) whose COMMANDS holds it
 COMMAND_MODULES = {
     "ask": "ask",
+    "batch": "batch_cmd",
+    "worker": "worker_cmd",
     "search": "search_cmd",
     "doctor": "doctor",
     "eval": "eval_cmd",
