@@ -39,7 +39,9 @@ from .steer import Steering
 from .trace import Trace
 
 if TYPE_CHECKING:
+    from ..graph.model import KnowledgeGraph
     from .doctor import Check
+    from .graphs import GraphCache
 
 OnEvent = Callable[[Event], None]
 QUICK_LIMIT_S = 45.0  # a run stops here unless max_runtime says otherwise (the seed's limits)
@@ -53,6 +55,7 @@ class Sleuth:
         self.resources = Resources(self.home)
         self.knowledge = Knowledge(self.settings.env)
         self._store = store
+        self._graphs: GraphCache | None = None
 
     async def __aenter__(self) -> Sleuth:
         return self
@@ -62,6 +65,15 @@ class Sleuth:
 
     async def aclose(self) -> None:
         await self.resources.aclose()
+
+    @property
+    def graph_cache(self) -> GraphCache:
+        """Knowledge graphs already drawn (loaded on first use: the CLI starts faster)."""
+        if self._graphs is None:
+            from .graphs import GraphCache
+
+            self._graphs = GraphCache()
+        return self._graphs
 
     @property
     def sessions(self) -> SessionStore:
@@ -316,6 +328,15 @@ class Sleuth:
         return await narrate(
             model, diff_sessions(a, b), a.result.answer or "", b.result.answer or ""
         )
+
+    async def graph(
+        self, session_id: str, *, method: str = "auto", org: str | None = None, **values: Any
+    ) -> KnowledgeGraph:
+        """The knowledge graph of a saved run's cited passages (`auto`: the model when one is
+        configured, else co-occurrence); `org` limits the lookup to that org's sessions."""
+        from .graphs import session_graph
+
+        return await session_graph(self, session_id, method, org, values)
 
     def export(self, session_id: str, fmt: str) -> str:
         from ..export import render

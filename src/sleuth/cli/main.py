@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "sleuth.cli.sessions_cmd",
     "sleuth.cli.kb_cmd",
     "sleuth.cli.followup_cmd",
+    "sleuth.cli.graph_cmd",
     "sleuth.cli.config_cmd",
     "sleuth.cli.completion_cmd",
     "sleuth.cli.keys_cmd",
