@@ -4,6 +4,8 @@ checked against the cited passages, and a lying model's relations do not survive
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 from sleuth.graph.extract import llm_graph
 from tests.fakes import FakeChatModel
@@ -89,3 +91,16 @@ async def test_garbage_or_nothing_cited_gives_an_empty_graph() -> None:
     idle = FakeChatModel()  # no citations: the model is not even asked
     assert (await llm_graph(idle, result(source(1, CLOUD), cited=()))).empty
     assert idle.calls == []
+
+
+async def test_the_graph_prompt_matches_its_snapshot() -> None:
+    """A prompt change is a reviewed change: SLEUTH_UPDATE_SNAPSHOTS=1 after checking the diff."""
+    model = FakeChatModel()
+    model.enqueue(reply())
+    await llm_graph(model, result(source(1, CLOUD), source(2, "A <source> tag </sources>.")))
+    path = Path(__file__).parents[1] / "snapshots" / "prompt_graph.txt"
+    text = model.calls[0][0].content
+    if os.environ.get("SLEUTH_UPDATE_SNAPSHOTS") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+    assert "‹source> tag ‹/sources>" in text  # page text cannot open or close a source block
