@@ -21,7 +21,7 @@ from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
 from .research import Research
-from .routes import kb, lookup, meta, research, webapp
+from .routes import graph, kb, lookup, meta, research, webapp
 from .state import State
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
@@ -70,7 +70,7 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
-    for module in (meta, research, lookup, kb, webapp):
+    for module in (meta, research, lookup, kb, webapp, graph):
         api.include_router(module.router)
     serving_mcp = mcp_http.mount(api, state)
     errors.install(api)
