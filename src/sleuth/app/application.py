@@ -37,8 +37,10 @@ from .trace import Trace
 # What `ask` never uses (knowledge bases, steering, diffs, search/extract lookups) is imported by
 # the use case that needs it, so a CLI run pays only for the engine it runs.
 if TYPE_CHECKING:
+    from ..graph.model import KnowledgeGraph
     from .diff import SessionDiff
     from .doctor import Check
+    from .graphs import GraphCache
     from .knowledge import Knowledge
     from .lookup import ReadHit
     from .steer import Stage, Steering
@@ -54,6 +56,7 @@ class Sleuth:
         self.home = sleuth_home(self.settings.env)
         self.resources = Resources(self.home, database_url(self.settings.env))
         self._store = store
+        self._graphs: GraphCache | None = None
 
     @cached_property
     def knowledge(self) -> Knowledge:
@@ -69,6 +72,15 @@ class Sleuth:
 
     async def aclose(self) -> None:
         await self.resources.aclose()
+
+    @property
+    def graph_cache(self) -> GraphCache:
+        """Knowledge graphs already drawn (loaded on first use: the CLI starts faster)."""
+        if self._graphs is None:
+            from .graphs import GraphCache
+
+            self._graphs = GraphCache()
+        return self._graphs
 
     @property
     def sessions(self) -> SessionStore:
@@ -348,6 +360,15 @@ class Sleuth:
         return await narrate(
             model, diff_sessions(a, b), a.result.answer or "", b.result.answer or ""
         )
+
+    async def graph(
+        self, session_id: str, *, method: str = "auto", org: str | None = None, **values: Any
+    ) -> KnowledgeGraph:
+        """The knowledge graph of a saved run's cited passages (`auto`: the model when one is
+        configured, else co-occurrence); `org` limits the lookup to that org's sessions."""
+        from .graphs import session_graph
+
+        return await session_graph(self, session_id, method, org, values)
 
     def export(self, session_id: str, fmt: str) -> str:
         from ..export import render

@@ -31,10 +31,11 @@ COMMAND_MODULES = {
     **dict.fromkeys(("sessions", "show", "stats", "export", "open"), "sessions_cmd"),
     "kb": "kb_cmd",
     **dict.fromkeys(("resume", "continue", "rerun", "diff"), "followup_cmd"),
+    "graph": "graph_cmd",
     "config": "config_cmd",
     "completion": "completion_cmd",
     "keys": "keys_cmd",
-    "serve": "serve_cmd",
+    **dict.fromkeys(("serve", "ui"), "serve_cmd"),
     "mcp": "mcp_cmd",
 }
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`

@@ -359,20 +359,22 @@ class SessionStore:
         *,
         org: str | None = None,
         limit: int | None = None,
+        text: str | None = None,
     ) -> tuple[SessionSummary, ...]:
         """Sessions newest first; `filter_text` matches the question (case-insensitive); `org`
-        keeps one organization's runs (those made through the service with its keys)."""
-        sql, args = _where(filter_text, tag, org)
-        if limit is not None:
-            sql += f" ORDER BY created_at DESC, id DESC LIMIT {int(limit)}"
-        else:
-            sql += " ORDER BY created_at DESC, id DESC"
+        keeps one organization's runs (those made through the service with its keys); `text`
+        is a full-text search: every word of it in the question, the answer, or the title or
+        text of a source the run read."""
+        sql, args = _where(filter_text, tag, org, text)
+        order = " ORDER BY created_at DESC, id DESC"
+        if limit is not None and not text:
+            order += f" LIMIT {int(limit)}"
+        columns = _SUMMARY_COLUMNS + (", body" if text else "")
         with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM sessions{sql}",
-                args,
-            ).fetchall()
+            rows = conn.execute(f"SELECT {columns} FROM sessions{sql}{order}", args).fetchall()
             tags = _all_tags(conn)
+        if text:  # SQL found every body holding the words; keep those where they are content
+            rows = [row[:-1] for row in rows if _mentions(row[-1], text)][:limit]
         return tuple(_summary(row, tags.get(row[0], ())) for row in rows)
 
     def stats(self, tag: str | None = None) -> SessionStats:
@@ -415,8 +417,32 @@ def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:
     )
 
 
+MAX_SEARCH_WORDS = 8
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern matching `text` anywhere, its wildcards taken literally."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _words(text: str | None) -> list[str]:
+    return (text or "").split()[:MAX_SEARCH_WORDS]
+
+
+def _mentions(body: str, text: str) -> bool:
+    """Every word of `text` (case ignored) in the run's question, answer, or a source's title,
+    text or passages: not in JSON keys or ids, which every body has."""
+    data = json.loads(body)["result"]
+    parts = [data.get("query") or "", data.get("answer") or ""]
+    for source in data.get("sources") or ():
+        parts += [source.get("title") or "", source.get("text") or ""]
+        parts += [p.get("text") or "" for p in source.get("passages") or ()]
+    haystack = "\n".join(parts).casefold()
+    return all(word.casefold() in haystack for word in _words(text))
+
+
 def _where(
-    filter_text: str | None, tag: str | None, org: str | None = None
+    filter_text: str | None, tag: str | None, org: str | None = None, text: str | None = None
 ) -> tuple[str, list[str]]:
     clauses: list[str] = []
     args: list[str] = []
@@ -424,9 +450,14 @@ def _where(
         clauses.append("org = ?")
         args.append(org)
     if filter_text:
-        escaped = filter_text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         clauses.append("question LIKE ? ESCAPE '\\'")
-        args.append(f"%{escaped}%")
+        args.append(_like(filter_text))
+    # A first cut in SQL; `_mentions` decides. LIKE ignores only ASCII case, so a word with
+    # other letters ("Überblick") is left to `_mentions` alone.
+    for word in (w for w in _words(text) if w.isascii()):
+        # The body is JSON: a word with a quote or backslash is stored escaped.
+        clauses.append("(question LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')")
+        args += [_like(word), _like(json.dumps(word, ensure_ascii=False)[1:-1])]
     if tag:
         clauses.append("id IN (SELECT session_id FROM session_tags WHERE tag = ?)")
         args.append(normalize_tags(tag)[0] if normalize_tags(tag) else tag)
