@@ -66,3 +66,13 @@ def test_calibration_puts_both_arms_side_by_side() -> None:
     assert cal.answerable["high"].right.hits == 1
     assert cal.unanswerable["low"].right.hits == 1 and cal.unanswerable["high"].right.hits == 0
     assert "| high | 0.67 [" in calibration_table(cal)
+
+
+def test_the_first_sentence_is_split_as_the_pipeline_splits() -> None:
+    hymn = '"What a Friend" is a hymn written by Joseph M. Scriven in 1855 [1]. It was set later.'
+    assert "Scriven" in first_sentence(hymn)
+    assert "premiere in 2018" in first_sentence("Miz & Mrs. will premiere in 2018. Later [1].")
+    assert first_sentence("Canberra is the capital. [2][3] It was founded in 1913.") == (
+        "Canberra is the capital. [2][3]"
+    )
+    assert "1913" not in first_sentence("Canberra is the capital [1]. It was founded in 1913.")

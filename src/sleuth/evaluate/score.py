@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
+from ..text import split_sentences
 from ..types import Result
 from .questions import VERDICTS, Question
 
@@ -37,6 +38,7 @@ NOT_FOUND = re.compile(
     r"|\bnot (?:found|stated|mentioned|answered|given) (?:in|by) the (?:sources|pages)\b",
     re.IGNORECASE,
 )
+LEADING_MARKS = re.compile(r"^(?:\s*\[\d+\])+")
 OPENING_NOISE = re.compile(r"^\s*(?:#{1,6}[^\n]*\n+|\*\*TL;DR:\*\*\s*)+")
 NEGATIONS = re.compile(
     r"\b(?:no|not|neither|nor|cannot|without|failed to|did not|does not|"
@@ -71,9 +73,16 @@ def verdict(answer: str) -> str:
 
 
 def first_sentence(answer: str) -> str:
-    """The answer's opening sentence, past a heading or a TL;DR label."""
+    """The answer's opening sentence, past a heading or a TL;DR label, split as the pipeline
+    splits (an initial or "Mrs." does not end it: "written by Joseph M. Scriven" is one
+    sentence), with markers written after its period kept with it."""
     body = OPENING_NOISE.sub("", answer.lstrip()).strip()
-    return re.split(r"(?<=[.!?])(?:\s*\[\d+\])*\s+", body, maxsplit=1)[0] if body else ""
+    if not body:
+        return ""
+    pieces = split_sentences(body)
+    first = pieces[0][1] if pieces else body
+    after = LEADING_MARKS.match(pieces[1][1]) if len(pieces) > 1 else None
+    return first + (f" {after.group(0).strip()}" if after else "")
 
 
 def declines(answer: str) -> bool:
