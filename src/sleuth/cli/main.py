@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "sleuth.cli.config_cmd",
     "sleuth.cli.completion_cmd",
     "sleuth.cli.keys_cmd",
+    "sleuth.cli.db_cmd",
     "sleuth.cli.serve_cmd",
     "sleuth.cli.mcp_cmd",
 )

@@ -23,7 +23,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from .migrate import enable_wal, migrate
+from ..errors import StoreError
+from .migrate import enable_wal, migrate, user_version
 from .service import (
     Admission,
     Admitted,
@@ -94,7 +95,7 @@ class SqliteServiceStore:
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="sleuth-service-store")
         with closing(self._open()) as conn:
             enable_wal(conn)
-            migrate(conn, MIGRATIONS)
+            migrate(conn, MIGRATIONS, "service")
 
     @property
     def sessions(self) -> SessionStore:
@@ -139,6 +140,12 @@ class SqliteServiceStore:
     def ping(self) -> None:
         with self._read() as conn:
             conn.execute("SELECT count(*) FROM orgs").fetchone()
+            found = user_version(conn)
+        if found != len(MIGRATIONS):
+            raise StoreError(
+                f"{self.path}: the service schema is at version {found}, this Sleuth writes "
+                f"{len(MIGRATIONS)}"
+            )
 
     # -- organizations and keys ----------------------------------------------------------------
 
