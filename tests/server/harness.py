@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the server tests need sleuth[server] and the dev extra")
 import asyncio
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +20,8 @@ from sleuth.server.app import create_app
 from sleuth.server.config import ServerConfig
 from sleuth.server.state import State
 from sleuth.settings import Settings
+from sleuth.store.backend import service_store
+from sleuth.store.service import ServiceStore
 from sleuth.store.service_sqlite import SqliteServiceStore
 
 START = 1_790_000_000.0  # a fixed moment for the injected clock
@@ -42,7 +44,7 @@ class Served:
     base: str  # http://127.0.0.1:PORT
     state: State
     clock: FakeClock
-    store: SqliteServiceStore
+    store: ServiceStore
 
     @property
     def api(self) -> str:
@@ -50,8 +52,29 @@ class Served:
 
     def key(self, org: str, scopes: tuple[str, ...] = ("research", "search", "extract"),
             **quotas: int) -> str:  # fmt: skip
-        _, secret = asyncio.run(self.store.create_key(org, scopes, now=self.clock(), quotas=quotas))
+        _, secret = self.call(
+            lambda store: store.create_key(org, scopes, now=self.clock(), quotas=quotas)
+        )
         return secret
+
+    def call(self, action: Callable[[Any], Awaitable[Any]]) -> Any:
+        """`action(store)` from the test's thread. A SQLite store is called directly; a
+        PostgreSQL one's pool belongs to the server's event loop, so the test opens its own
+        store on the same database (as another replica would)."""
+        if isinstance(self.store, SqliteServiceStore):
+            return asyncio.run(action(self.store))
+        from sleuth.store.service_pg import PgServiceStore
+
+        url = self.store.url  # type: ignore[attr-defined]
+
+        async def run() -> Any:
+            other = PgServiceStore(url, self.store.sessions)
+            try:
+                return await action(other)
+            finally:
+                await other.aclose()
+
+        return asyncio.run(run())
 
     def metric(self, name: str, **labels: str) -> float:
         value = self.state.metrics.registry.get_sample_value(name, labels)
@@ -62,15 +85,19 @@ class Served:
 def serving(
     config: ServerConfig | None = None,
     defaults: Mapping[str, Any] | None = None,
-    store_type: type[SqliteServiceStore] = SqliteServiceStore,
+    store_type: type[SqliteServiceStore] | None = None,
 ) -> Iterator[Served]:
-    """Serve on 127.0.0.1 (a free port) until the block ends."""
+    """Serve on 127.0.0.1 (a free port) until the block ends: on SQLite, or on the PostgreSQL
+    database of SLEUTH_DATABASE_URL when the test set one (the `service_backend` fixture)."""
     config = config or ServerConfig()
     if defaults is not None or not config.defaults:
         config = ServerConfig(**{**_fields(config), "defaults": dict(defaults or TESTWEB_DEFAULTS)})
     clock = FakeClock()
     sleuth = Sleuth(Settings.from_env())
-    store = store_type(sleuth.home, sleuth.sessions)
+    if store_type is not None:
+        store: ServiceStore = store_type(sleuth.home, sleuth.sessions)
+    else:
+        store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
     api = create_app(config, app=sleuth, store=store, clock=clock)
     server = uvicorn.Server(
         uvicorn.Config(api, host="127.0.0.1", port=0, log_level="warning", access_log=False)

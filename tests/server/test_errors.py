@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("fastapi", reason="the server tests need sleuth[server] and the dev extra")
-import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +19,9 @@ from sleuth.store.service_sqlite import SqliteServiceStore
 from tests.server.harness import TESTWEB_DEFAULTS, Served, serving
 from tests.server.pages import HANG_Q, SLOW_Q, add_hanging_page, add_slow_page
 from tests.testweb.server import TestWeb
+
+# The service's state on both backends: SQLite, then PostgreSQL (when there is one).
+pytestmark = pytest.mark.usefixtures("service_backend")
 
 Q = "How long does Example Cloud keep audit logs by default?"
 
@@ -52,8 +54,8 @@ def test_keys_are_required_valid_and_revocable(served: Served) -> None:
     key = served.key("acme")
     bearer = httpx.get(f"{served.api}/whoami", headers={"Authorization": f"Bearer {key}"})
     assert bearer.json()["orgId"] == "acme"
-    (found,) = asyncio.run(served.store.keys("acme"))
-    asyncio.run(served.store.revoke_key(found.id, now=served.clock()))
+    (found,) = served.call(lambda store: store.keys("acme"))
+    served.call(lambda store: store.revoke_key(found.id, now=served.clock()))
     shaped(httpx.get(f"{served.api}/whoami", headers={"X-API-Key": key}), 401, "UNAUTHORIZED")
 
 

@@ -15,6 +15,9 @@ import httpx
 from tests.server.harness import Served, serving
 from tests.testweb.server import TestWeb
 
+# The service's state on both backends: SQLite, then PostgreSQL (when there is one).
+pytestmark = pytest.mark.usefixtures("service_backend")
+
 Q = "How long does Example Cloud keep audit logs by default?"
 # A valid body for each request schema in the document; a new one must be added here.
 BODIES: dict[str, dict[str, Any]] = {

@@ -17,6 +17,9 @@ from sleuth.settings.table import SETTINGS
 from tests.server.harness import serving
 from tests.testweb.server import TestWeb
 
+# The service's state on both backends: SQLite, then PostgreSQL (when there is one).
+pytestmark = pytest.mark.usefixtures("service_backend")
+
 Q = "How long does Example Cloud keep audit logs by default?"
 
 

@@ -16,6 +16,9 @@ from xdive import AsyncXDive
 from tests.server.harness import Served, serving
 from tests.testweb.server import TestWeb
 
+# The service's state on both backends: SQLite, then PostgreSQL (when there is one).
+pytestmark = pytest.mark.usefixtures("service_backend")
+
 Q = "How long does Example Cloud keep audit logs by default?"
 
 

@@ -35,6 +35,7 @@ COMMAND_MODULES = {
     "config": "config_cmd",
     "completion": "completion_cmd",
     "keys": "keys_cmd",
+    "db": "db_cmd",
     **dict.fromkeys(("serve", "ui"), "serve_cmd"),
     "mcp": "mcp_cmd",
 }

@@ -52,12 +52,22 @@ def access_mode(host: str, no_auth: bool, has_keys: bool) -> bool:
     return True
 
 
+async def _has_keys() -> bool:
+    """Whether any key exists; opening the store migrates it, or refuses (a StoreError) a
+    database whose schema is newer than this Sleuth knows, before the server starts."""
+    from ..store.backend import service_store
+
+    store = service_store(sleuth_home())
+    try:
+        return await store.has_keys()
+    finally:
+        await store.aclose()
+
+
 def config_for(options: ServeOptions) -> ServerConfig:
     import asyncio
 
-    from ..store.service_sqlite import SqliteServiceStore
-
-    has_keys = asyncio.run(SqliteServiceStore(sleuth_home()).has_keys())
+    has_keys = asyncio.run(_has_keys())
     password = os.environ.get(PASSWORD_ENV) or None
     return ServerConfig(
         host=options.host,

@@ -31,6 +31,9 @@ from .metrics import Metrics
 T = TypeVar("T")
 LEASE_MARGIN_S = 60.0  # a run's reservation outlives its time limit by this much
 POLL_S = 0.2  # how often a waiter on another process's run looks for its result
+# A flight claim lasts this long unless its owner renews it (every third of it while the run
+# goes): when a replica dies mid-run, a waiter elsewhere takes the run over within this time.
+FLIGHT_LEASE_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,10 +124,13 @@ class Research:
         return task
 
     async def _shared(self, org: str, prepared: Prepared, key: str) -> tuple[bytes, bool]:
-        """The one run of an identical request, or another process's result when it has it."""
-        lease = _limit(prepared) + LEASE_MARGIN_S
+        """The one run of an identical request, or another process's result when it has it.
+
+        The claim is a lease the owner renews while it runs; a waiter polls for the result
+        (so no wake-up can be lost) and takes the run over when the lease lapses (the owner's
+        process died) or the claim is released without a result (the owner's run failed)."""
         while not await self.store.claim_flight(
-            org, key, self.node, now=self.clock(), lease_s=lease
+            org, key, self.node, now=self.clock(), lease_s=FLIGHT_LEASE_S
         ):
             await asyncio.sleep(POLL_S)
             ttl = self.config.cache_ttl_s
@@ -132,10 +138,24 @@ class Research:
             if hit is not None:
                 await self._from_cache(org, hit)
                 return hit, True
+        heartbeat = asyncio.create_task(self._renew(org, key))
         try:
             return await self._fresh(org, prepared, key), False
         finally:
+            heartbeat.cancel()
+            await asyncio.gather(heartbeat, return_exceptions=True)
             await self.store.end_flight(org, key, self.node)
+
+    async def _renew(self, org: str, key: str) -> None:
+        """Keep this node's flight claim alive while its run goes."""
+        while True:
+            await asyncio.sleep(FLIGHT_LEASE_S / 3)
+            try:
+                await self.store.claim_flight(
+                    org, key, self.node, now=self.clock(), lease_s=FLIGHT_LEASE_S
+                )
+            except SleuthError:  # the store hiccuped: the next beat tries again
+                continue
 
     async def _fresh(self, org: str, prepared: Prepared, key: str) -> bytes:
         """Run once (if a node slot and the organization's quota allow), meter, cache."""

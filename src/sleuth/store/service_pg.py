@@ -90,9 +90,12 @@ def _day(now: float) -> str:
 
 class PgServiceStore:
     def __init__(self, url: str, sessions: SessionStore | None = None) -> None:
+        from .schemas import KNOWN
+
         self.url = url
-        with postgres.connection(url) as conn:
-            postgres.migrate(conn, COMPONENT, STEPS, url)
+        with postgres.connection(url) as conn:  # the server's whole database, not only ours
+            for component, steps in KNOWN.items():
+                postgres.migrate(conn, component, steps, url)
         self._sessions = sessions or PgSessionStore(url)
         self._pool: AsyncConnectionPool[Conn] | None = None
         self._opening = asyncio.Lock()
@@ -141,11 +144,18 @@ class PgServiceStore:
             await pool.close()
 
     async def ping(self) -> None:
-        async with self._conn() as conn:
-            await conn.execute("SELECT count(*) FROM orgs")
+        """Raise a StoreError when the database cannot be reached or a schema is not the one
+        this Sleuth writes (a replica must not take traffic against either)."""
+        for state in await self.schema():
+            if state.status != "current":
+                raise StoreError(
+                    f"the {state.component} schema is at version {state.found}, this Sleuth "
+                    f"writes {state.known} ({state.status}: "
+                    + ("run `sleuth db migrate`)" if state.status == "behind" else "upgrade)")
+                )
 
     async def schema(self) -> list[postgres.SchemaState]:
-        """Where each component's schema is (readiness: a replica older than its database)."""
+        """Where each component's schema is, against what this Sleuth knows."""
         from .schemas import KNOWN
 
         async with self._conn() as conn:

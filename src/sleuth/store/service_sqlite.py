@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ..disk.sqlite import refusing
-from .migrate import enable_wal, migrate
+from ..errors import StoreError
+from .migrate import enable_wal, migrate, user_version
 from .service import (
     Admission,
     Admitted,
@@ -101,7 +102,7 @@ class SqliteServiceStore:
     def _prepare(self) -> None:
         with closing(self._open()) as conn:
             enable_wal(conn)
-            migrate(conn, MIGRATIONS)
+            migrate(conn, MIGRATIONS, "service")
 
     @property
     def sessions(self) -> SessionStore:
@@ -146,6 +147,12 @@ class SqliteServiceStore:
     def ping(self) -> None:
         with self._read() as conn:
             conn.execute("SELECT count(*) FROM orgs").fetchone()
+            found = user_version(conn)
+        if found != len(MIGRATIONS):
+            raise StoreError(
+                f"{self.path}: the service schema is at version {found}, this Sleuth writes "
+                f"{len(MIGRATIONS)}"
+            )
 
     # -- organizations and keys ----------------------------------------------------------------
 

@@ -162,7 +162,7 @@ class SessionStore:
     def _prepare(self) -> None:
         with closing(self._open()) as conn:
             enable_wal(conn)
-            migrate(conn, MIGRATIONS)
+            migrate(conn, MIGRATIONS, "sessions")
 
     def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
