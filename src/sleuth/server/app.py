@@ -21,7 +21,7 @@ from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
 from .research import Research
-from .routes import kb, lookup, meta, research, webapp
+from .routes import batches, kb, lookup, meta, research, webapp
 from .state import State
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
@@ -55,6 +55,7 @@ def create_app(
         finally:  # runs still going have lost their clients: cancel them, then close
             await state.live.aclose()
             await state.research.aclose()
+            await state.batches.aclose()
             await sleuth.aclose()
             await store.aclose()
 
@@ -70,7 +71,7 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
-    for module in (meta, research, lookup, kb, webapp):
+    for module in (meta, research, lookup, kb, batches, webapp):
         api.include_router(module.router)
     serving_mcp = mcp_http.mount(api, state)
     errors.install(api)
