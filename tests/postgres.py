@@ -171,3 +171,13 @@ def postgres_db(postgres_url: str) -> Iterator[str]:
     yield with_database(postgres_url, name)
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str | None:
+    """Run a test on both storage backends: None for SQLite (files under the test's
+    SLEUTH_HOME), or a fresh PostgreSQL database's URL (skipped when there is none)."""
+    if request.param == "sqlite":
+        return None
+    url: str = request.getfixturevalue("postgres_db")
+    return url

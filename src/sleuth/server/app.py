@@ -1,6 +1,7 @@
 """The ASGI app: `create_app(config)` wires the application (`Sleuth`), the service store, the
-routes, the error shape, request ids and access logs, metrics, and the interactive docs served
-from the package (Swagger UI from `fastapi-offline`: no CDN, no validator badge)."""
+routes, the web UI at `/` (`ui/`), the error shape, request ids and access logs, metrics, and
+the interactive docs served from the package (Swagger UI from `fastapi-offline`: no CDN, no
+validator badge)."""
 
 from __future__ import annotations
 
@@ -21,8 +22,12 @@ from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
 from .research import Research
-from .routes import batches, kb, lookup, meta, research, webapp
+from .routes import batches, graph, kb, lookup, meta, research, webapp
 from .state import State
+from .ui import routes as ui_routes
+from .ui.context import UiContext
+from .ui.gate import PasswordGate
+from .ui.saved import SavedSettings
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
 in code), search and extract, for the organization of the API key (`X-API-Key` or
@@ -39,9 +44,9 @@ def create_app(
     config = config or ServerConfig()
     sleuth = app or Sleuth(Settings.from_env())
     if store is None:
-        from ..store.service_sqlite import SqliteServiceStore
+        from ..store.backend import service_store
 
-        store = SqliteServiceStore(sleuth.home, sleuth.sessions)
+        store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
     metrics = Metrics()
     state = State(
         config, sleuth, store, clock, metrics, Research(sleuth, store, config, clock, metrics)
@@ -53,6 +58,7 @@ def create_app(
             async with serving_mcp():
                 yield
         finally:  # runs still going have lost their clients: cancel them, then close
+            await api.state.ui.aclose()
             await state.live.aclose()
             await state.research.aclose()
             await state.batches.aclose()
@@ -71,10 +77,13 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
-    for module in (meta, research, lookup, kb, batches, webapp):
+    api.state.ui = UiContext(state, SavedSettings(sleuth.home))
+    for module in (meta, research, lookup, kb, batches, webapp, graph):
         api.include_router(module.router)
+    api.include_router(ui_routes.router)  # the web UI at /
     serving_mcp = mcp_http.mount(api, state)
     errors.install(api)
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    api.add_middleware(PasswordGate, password=config.access_password)
     api.add_middleware(RequestLog, metrics=metrics)  # added last: outermost, sees every answer
     return api
