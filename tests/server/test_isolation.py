@@ -24,6 +24,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "ResearchBody": {"query": Q},
     "SearchBody": {"query": Q},
     "ExtractBody": {"urls": ["http://docs.examplecloud.com/"], "prompt": "retention?"},
+    "BatchBody": {"questions": [{"question": Q}]},
 }
 
 
@@ -64,12 +65,16 @@ def test_org_a_gets_404_for_every_org_b_path_and_id(testweb_env: TestWeb) -> Non
         for method, path, schema in org_ops:
             body = BODIES[schema] if schema else None
             for org, headers in (("b-corp", a), ("b-corp", a_search_only), ("nobody", a)):
-                url = served.base + fill(path, org=org, run_id=b_run, path="upload/x.pdf")
+                url = served.base + fill(
+                    path, org=org, run_id=b_run, path="upload/x.pdf", batch_id="b_0"
+                )
                 got = httpx.request(method, url, json=body, headers=headers)
                 assert got.status_code == 404, (method, path, org, got.text)
                 assert got.json()["code"] == "NOT_FOUND" and b_run not in got.text
             if "{run_id}" in path:  # B's id under A's own organization: unknown too
-                url = served.base + fill(path, org="a-corp", run_id=b_run, path="upload/x")
+                url = served.base + fill(
+                    path, org="a-corp", run_id=b_run, path="upload/x", batch_id="b"
+                )
                 assert httpx.request(method, url, headers=a).status_code == 404
         # Nothing ran for A, and A's usage and runs show nothing of B's.
         assert served.metric("sleuth_runs_total", depth="quick", outcome="ok") == runs_before

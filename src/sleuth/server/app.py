@@ -22,7 +22,7 @@ from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
 from .research import Research
-from .routes import graph, kb, lookup, meta, research, webapp
+from .routes import batches, graph, kb, lookup, meta, research, webapp
 from .state import State
 from .ui import routes as ui_routes
 from .ui.context import UiContext
@@ -61,6 +61,7 @@ def create_app(
             await api.state.ui.aclose()
             await state.live.aclose()
             await state.research.aclose()
+            await state.batches.aclose()
             await sleuth.aclose()
             await store.aclose()
 
@@ -77,7 +78,7 @@ def create_app(
     )
     api.state.sleuth = state
     api.state.ui = UiContext(state, SavedSettings(sleuth.home))
-    for module in (meta, research, lookup, kb, webapp, graph):
+    for module in (meta, research, lookup, kb, batches, webapp, graph):
         api.include_router(module.router)
     api.include_router(ui_routes.router)  # the web UI at /
     serving_mcp = mcp_http.mount(api, state)

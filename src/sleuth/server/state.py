@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from fastapi import Request
 
 from ..store.service import ServiceStore
+from .batches import Batches
 from .config import Clock, ServerConfig
 from .live import LiveRuns
 from .metrics import Metrics
@@ -28,9 +29,11 @@ class State:
     metrics: Metrics
     research: Research
     live: LiveRuns = field(init=False)
+    batches: Batches = field(init=False)
 
     def __post_init__(self) -> None:
         self.live = LiveRuns(self)
+        self.batches = Batches.from_env(self.app.settings.env)
 
 
 def state_of(request: Request) -> State:
