@@ -75,3 +75,21 @@ def test_sessions_ls_org_lists_only_that_orgs_runs(capsys: pytest.CaptureFixture
     assert code == 0 and "q one" in out and "q two" not in out and "q local" not in out
     code, out, _ = run(["sessions", "ls", "--json"], capsys)
     assert {r["org"] for r in json.loads(out)} == {"acme", "globex", None}
+
+
+@pytest.mark.parametrize("damage", [b"garbage, not a database" * 100, b"SQLite format 3\x00\x10"])
+def test_a_damaged_service_database_is_refused_in_one_line_and_left_untouched(
+    damage: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It holds the keys and quotas: a fresh one would silently revoke every key, so unlike the
+    session store it is not moved aside and replaced."""
+    from sleuth.settings import sleuth_home
+
+    path = sleuth_home() / "service.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(damage)
+    code, _, err = run(["keys", "ls"], capsys)
+    assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) <= 2
+    assert f"{path} is damaged" in err and "left untouched" in err
+    assert path.read_bytes() == damage
+    assert not list(path.parent.glob("service.db.corrupt-*"))

@@ -98,3 +98,24 @@ async def test_links_keep_their_text_and_only_known_urls_become_markers() -> Non
     assert "attacker.example" not in body and "](" not in body
     assert "the docs [1]" in body
     assert [c.number for c in result.citations] == [1]
+
+
+@pytest.mark.parametrize(
+    "text", [f"{TRUE} [1]. {LIE} [99].", f"{TRUE}. [1] {LIE}. [99]", f"{TRUE}.^1 {LIE}.^99",
+             f"{TRUE} [1]. {LIE} [98-99]."],
+)  # fmt: skip
+async def test_a_claim_citing_a_source_that_does_not_exist_is_flagged(text: str) -> None:
+    result = await answer(text)
+    v = result.verification
+    assert (v.checked, v.supported) == (2, 1), v
+    (flagged,) = v.unsupported
+    assert "quantum" in flagged.sentence and flagged.numbers == ()
+    body = result.answer or ""
+    assert "[99]" not in body and "cites no source that was read" in body
+    assert [c.number for c in result.citations] == [1]
+
+
+async def test_a_real_citation_beside_an_invented_one_is_checked_as_the_real_one() -> None:
+    result = await answer(f"{TRUE} [1][99].")
+    v = result.verification
+    assert (v.checked, v.supported, v.unsupported) == (1, 1, ())

@@ -1,5 +1,6 @@
-"""The service store (SQLite): keys hashed, quotas admitted atomically, idempotency claims,
-the result cache's window, in-flight claims with leases, and migrations under concurrency."""
+"""The service store, on SQLite and on PostgreSQL: keys hashed, quotas admitted atomically,
+idempotency claims, the result cache's window, in-flight claims with leases, and migrations
+under concurrency."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ import asyncio
 import sqlite3
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from sleuth.errors import UsageError
-from sleuth.store.service import Admitted, Refused, Spent
+from sleuth.store.service import Admitted, Refused, ServiceStore, Spent
 from sleuth.store.service_sqlite import SqliteServiceStore
 from sleuth.store.sessions import MIGRATIONS
 
@@ -20,32 +22,57 @@ NOW = 1_790_000_000.0  # a fixed moment; every call is given its time
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteServiceStore:
-    return SqliteServiceStore(tmp_path / "home")
+async def store(tmp_path: Path, backend: str | None) -> AsyncIterator[ServiceStore]:
+    if backend is None:
+        opened: ServiceStore = SqliteServiceStore(tmp_path / "home")
+    else:
+        from sleuth.store.service_pg import PgServiceStore
+
+        opened = PgServiceStore(backend)
+    yield opened
+    await opened.aclose()
 
 
 async def test_a_key_is_shown_once_and_stored_only_as_a_hash(
-    store: SqliteServiceStore,
+    store: ServiceStore,
 ) -> None:
     key, secret = await store.create_key("acme", ("research",), now=NOW, quotas={})
     assert secret.startswith(f"slk_{key.id}_") and len(secret) > 40
     assert (await store.key_for(secret)) == key
     assert await store.key_for(secret + "x") is None
-    files = [p for p in store.path.parent.iterdir() if p.name.startswith("service.db")]
-    assert files and all(secret.encode() not in p.read_bytes() for p in files)
+    assert secret.encode() not in _stored_bytes(store)
     revoked = await store.revoke_key(key.id, now=NOW + 1)
     assert revoked is not None and not revoked.active
     assert await store.key_for(secret) is None
     assert not await store.has_keys()
 
 
-async def test_unknown_scopes_are_refused(store: SqliteServiceStore) -> None:
+def _stored_bytes(store: ServiceStore) -> bytes:
+    """Everything the store keeps: its files, or a dump of every PostgreSQL table."""
+    if isinstance(store, SqliteServiceStore):
+        files = [p for p in store.path.parent.iterdir() if p.name.startswith("service.db")]
+        assert files
+        return b"".join(p.read_bytes() for p in files)
+    import psycopg
+
+    dump = []
+    with psycopg.connect(store.url) as conn:  # type: ignore[attr-defined]
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchall()
+        assert ("api_keys",) in tables
+        for (table,) in tables:
+            dump.append(repr(conn.execute(f'SELECT * FROM "{table}"').fetchall()))
+    return "".join(dump).encode()
+
+
+async def test_unknown_scopes_are_refused(store: ServiceStore) -> None:
     with pytest.raises(UsageError, match="unknown scope"):
         await store.create_key("acme", ("research", "admin"), now=NOW, quotas={})
 
 
 async def test_concurrent_admissions_cannot_both_spend_the_last_unit(
-    store: SqliteServiceStore,
+    store: ServiceStore,
 ) -> None:
     await store.create_key("acme", ("research",), now=NOW, quotas={"searches": 3})
     first = await store.admit("acme", now=NOW, lease_s=60, max_running=None)
@@ -65,7 +92,7 @@ async def test_concurrent_admissions_cannot_both_spend_the_last_unit(
     assert report.days[0].runs == 2
 
 
-async def test_running_limit_and_lease_expiry(store: SqliteServiceStore) -> None:
+async def test_running_limit_and_lease_expiry(store: ServiceStore) -> None:
     a = await store.admit("acme", now=NOW, lease_s=10, max_running=1)
     b = await store.admit("acme", now=NOW + 1, lease_s=10, max_running=1)
     assert isinstance(a, Admitted) and isinstance(b, Refused) and b.reason == "busy"
@@ -74,7 +101,7 @@ async def test_running_limit_and_lease_expiry(store: SqliteServiceStore) -> None
     assert isinstance(c, Admitted)
 
 
-async def test_idempotency_claims(store: SqliteServiceStore) -> None:
+async def test_idempotency_claims(store: ServiceStore) -> None:
     assert (await store.claim_key("a", "k", "fp1", now=NOW, lease_s=60)).state == "new"
     assert (await store.claim_key("a", "k", "fp1", now=NOW, lease_s=60)).state == "running"
     assert (await store.claim_key("a", "k", "fp2", now=NOW, lease_s=60)).state == "reused"
@@ -87,7 +114,7 @@ async def test_idempotency_claims(store: SqliteServiceStore) -> None:
     assert (await store.claim_key("a", "k", "fp9", now=NOW, lease_s=60)).state == "new"
 
 
-async def test_result_cache_window_and_org_isolation(store: SqliteServiceStore) -> None:
+async def test_result_cache_window_and_org_isolation(store: ServiceStore) -> None:
     await store.cache("a", "fp", b"body", now=NOW)
     assert await store.cached("a", "fp", now=NOW + 60, ttl_s=600) == b"body"
     assert await store.cached("b", "fp", now=NOW + 60, ttl_s=600) is None
@@ -95,7 +122,7 @@ async def test_result_cache_window_and_org_isolation(store: SqliteServiceStore) 
 
 
 async def test_flight_claims_are_exclusive_until_released_or_expired(
-    store: SqliteServiceStore,
+    store: ServiceStore,
 ) -> None:
     assert await store.claim_flight("a", "fp", "one", now=NOW, lease_s=30)
     assert not await store.claim_flight("a", "fp", "two", now=NOW + 1, lease_s=30)
@@ -106,7 +133,7 @@ async def test_flight_claims_are_exclusive_until_released_or_expired(
     assert await store.claim_flight("a", "fp", "three", now=NOW + 33, lease_s=30)
 
 
-async def test_rate_window(store: SqliteServiceStore) -> None:
+async def test_rate_window(store: ServiceStore) -> None:
     start = 60.0 * int(NOW // 60)
     assert [await store.hit_rate("a", now=start, per_minute=2) for _ in range(2)] == [None, None]
     wait = await store.hit_rate("a", now=start + 15, per_minute=2)

@@ -12,14 +12,19 @@ from sleuth.errors import UsageError
 from sleuth.store import SessionRecord, SessionStore, new_session_id, normalize_tags
 from sleuth.store.sessions import MIGRATIONS, sessions_db_path
 
-from .factories import make_record
+from .factories import make_record, make_result, make_source
 
 DAY = datetime(2026, 5, 7, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SessionStore:
-    return SessionStore(tmp_path / "sessions.db")
+def store(tmp_path: Path, backend: str | None) -> SessionStore:
+    """The session store on SQLite, and on PostgreSQL (the same tests, both backends)."""
+    if backend is None:
+        return SessionStore(tmp_path / "sessions.db")
+    from sleuth.store.sessions_pg import PgSessionStore
+
+    return PgSessionStore(backend)
 
 
 def _save(store: SessionStore, days_ago: float = 0, **kw: object) -> SessionRecord:
@@ -51,7 +56,8 @@ def test_save_and_get_round_trip(store: SessionStore) -> None:
     assert back.result.sources[0].text == record.result.sources[0].text
 
 
-def test_schema_is_migrated_once_and_in_wal_mode(store: SessionStore) -> None:
+def test_schema_is_migrated_once_and_in_wal_mode(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions.db")
     with closing(sqlite3.connect(store.path)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -90,6 +96,29 @@ def test_list_is_newest_first_and_filters(store: SessionStore) -> None:
     summary = store.list()[0]
     assert summary.tags == ("db", "rust")
     assert (summary.sources, summary.models, summary.cost_usd) == (2, ("gpt-test",), 0.0123)
+
+
+def test_full_text_search_reads_answers_and_sources_not_json_keys(store: SessionStore) -> None:
+    wal = _save(store, days_ago=2, question="how does sqlite wal work?", tags=("db",))
+    other = make_result(
+        query="Rust async?",
+        answer='Tokio schedules tasks on a work-stealing "runtime" [1].',
+        sources=(make_source(1, "https://tokio.rs/", title="Tokio Überblick",
+                             text="Tokio is an asynchronous runtime for Rust. C:\\tokio"),),
+    )  # fmt: skip
+    rust = _save(store, days_ago=1, question="Rust async?", result=other, tags=("rust",))
+    assert [s.id for s in store.list(text="readers BLOCK")] == [wal.id]  # in the answer
+    assert [s.id for s in store.list(text="work-stealing")] == [rust.id]
+    assert [s.id for s in store.list(text="überblick")] == [rust.id]  # a source title
+    assert [s.id for s in store.list(text='"runtime"')] == [rust.id]  # quotes, JSON-escaped
+    assert [s.id for s in store.list(text="C:\\tokio")] == [rust.id]  # a backslash
+    assert [s.id for s in store.list(text="asynchronous Rust")] == [rust.id]  # every word
+    assert store.list(text="asynchronous sqlite") == ()
+    assert store.list(text="passages fetched_at authority") == ()  # JSON keys are not content
+    assert store.list(text="100%") == () and store.list(text="_") == ()  # wildcards literal
+    assert [s.id for s in store.list(text="the", tag="db")] == [wal.id]
+    assert len(store.list(text="a")) == 2
+    assert [s.id for s in store.list(text="a", limit=1)] == [rust.id]  # the newest
 
 
 def test_tag_and_untag(store: SessionStore) -> None:

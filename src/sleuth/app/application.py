@@ -18,28 +18,32 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..engine import Engine
 from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
 from ..events import Done, Event, Failed, Notice
 from ..ports import SearchQuery
-from ..settings import Settings, sleuth_home
-from ..store import SessionStore, sessions_db_path
+from ..settings import Settings, database_url, sleuth_home
+from ..store import SessionStore
+from ..store.backend import session_store
 from ..store.records import SessionRecord
 from ..types import Result, SearchResult
-from . import steer as steered
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
-from .diff import SessionDiff, diff_sessions
-from .knowledge import Knowledge
-from .lookup import MAX_EXTRACT_URLS, ReadHit, filtered, guarded, read_hits, url_results
 from .options import Prepared, prepare
-from .seeds import seed_results
-from .steer import Steering
 from .trace import Trace
 
+# What `ask` never uses (knowledge bases, steering, diffs, search/extract lookups) is imported by
+# the use case that needs it, so a CLI run pays only for the engine it runs.
 if TYPE_CHECKING:
+    from ..graph.model import KnowledgeGraph
+    from .diff import SessionDiff
     from .doctor import Check
+    from .graphs import GraphCache
+    from .knowledge import Knowledge
+    from .lookup import ReadHit
+    from .steer import Stage, Steering
 
 OnEvent = Callable[[Event], None]
 QUICK_LIMIT_S = 45.0  # a run stops here unless max_runtime says otherwise (the seed's limits)
@@ -50,9 +54,15 @@ class Sleuth:
     def __init__(self, settings: Settings | None = None, *, store: SessionStore | None = None):
         self.settings = settings or Settings()
         self.home = sleuth_home(self.settings.env)
-        self.resources = Resources(self.home)
-        self.knowledge = Knowledge(self.settings.env)
+        self.resources = Resources(self.home, database_url(self.settings.env))
         self._store = store
+        self._graphs: GraphCache | None = None
+
+    @cached_property
+    def knowledge(self) -> Knowledge:
+        from .knowledge import Knowledge
+
+        return Knowledge(self.settings.env)
 
     async def __aenter__(self) -> Sleuth:
         return self
@@ -64,9 +74,18 @@ class Sleuth:
         await self.resources.aclose()
 
     @property
+    def graph_cache(self) -> GraphCache:
+        """Knowledge graphs already drawn (loaded on first use: the CLI starts faster)."""
+        if self._graphs is None:
+            from .graphs import GraphCache
+
+            self._graphs = GraphCache()
+        return self._graphs
+
+    @property
     def sessions(self) -> SessionStore:
         if self._store is None:
-            self._store = SessionStore(sessions_db_path(self.home))
+            self._store = session_store(self.home, self.settings.env)
         return self._store
 
     # -- research ------------------------------------------------------------------------------
@@ -155,6 +174,8 @@ class Sleuth:
             close = getattr(backend, "aclose", None)
             if close is not None:
                 await close()
+        from .lookup import filtered
+
         return filtered(found, prepared.request)
 
     async def search_read(
@@ -162,6 +183,8 @@ class Sleuth:
     ) -> list[ReadHit]:
         """Search, then read the top `read` results and attach each one's best passages for the
         query; results keep the search's order."""
+        from .lookup import ReadHit, guarded, read_hits
+
         results = await self.search(query, limit=limit, **values)
         prepared = self.prepare(query, **values)
         fetcher = guarded(build_fetcher(prepared.settings, self.resources), prepared.request)
@@ -191,6 +214,8 @@ class Sleuth:
     ) -> tuple[Result, list[ReadHit]]:
         """Read the given pages (same fetcher, same address guard) and fill `schema` from them,
         or answer `prompt` from them with citations; needs an LLM."""
+        from .lookup import MAX_EXTRACT_URLS, guarded, read_hits, url_results
+
         if not urls or len(urls) > MAX_EXTRACT_URLS:
             raise UsageError(f"urls takes 1 to {MAX_EXTRACT_URLS} URLs", setting="urls")
         if not (prompt and prompt.strip()) and schema is None:
@@ -214,28 +239,42 @@ class Sleuth:
 
     async def steer(self, question: str, **values: Any) -> Steering:
         """Start a steered run: clarifying questions, or straight to a plan."""
+        from . import steer as steered
+
         return await steered.start(self, question, **values)
 
     async def steer_plan(self, state: Steering, answers: Sequence[str] = ()) -> Steering:
+        from . import steer as steered
+
         return await steered.make_plan(self, state, answers)
 
     def steer_edit(self, state: Steering, plan: Sequence[str]) -> Steering:
+        from . import steer as steered
+
         return steered.edit_plan(self, state, plan)
 
     async def steer_explore(
         self, state: Steering, suggestions: Sequence[str] = (), on_event: OnEvent | None = None
     ) -> Steering:
+        from . import steer as steered
+
         return await steered.explore(self, state, suggestions, on_event)
 
     async def steer_write(
         self, state: Steering, style: str = "", on_event: OnEvent | None = None
     ) -> Steering:
+        from . import steer as steered
+
         return await steered.write(self, state, style, on_event)
 
-    def steer_back(self, state: Steering, stage: steered.Stage) -> Steering:
+    def steer_back(self, state: Steering, stage: Stage) -> Steering:
+        from . import steer as steered
+
         return steered.back(self, state, stage)
 
     def steer_load(self, session_id: str) -> Steering:
+        from . import steer as steered
+
         return steered.load(self, session_id)
 
     # -- building on saved sessions ----------------------------------------------------------
@@ -243,6 +282,8 @@ class Sleuth:
     def from_session(self, session_id: str, question: str | None = None, **values: Any) -> Prepared:
         """A run seeded with a saved session's sources, saved as its child with its tags; it
         searches the parent's backend unless `search` is given."""
+        from .seeds import seed_results
+
         record = self.sessions.get(session_id)
         saved_search = record.options.get("search")
         if "search" not in values and isinstance(saved_search, str) and saved_search:
@@ -297,11 +338,14 @@ class Sleuth:
         return result, self.diff(record.id, result.session_id)
 
     def diff(self, first: str, second: str) -> SessionDiff:
+        from .diff import diff_sessions
+
         return diff_sessions(self.sessions.get(first), self.sessions.get(second))
 
     async def narrate(self, first: str, second: str, **values: Any) -> str:
         """The model's account of what changed in substance between two runs."""
         from ..llm.factory import build_chat_model, make_meter
+        from .diff import diff_sessions
         from .narrate import narrate
 
         config = llm_settings(prepare("narrate", self.settings, values).settings)
@@ -316,6 +360,15 @@ class Sleuth:
         return await narrate(
             model, diff_sessions(a, b), a.result.answer or "", b.result.answer or ""
         )
+
+    async def graph(
+        self, session_id: str, *, method: str = "auto", org: str | None = None, **values: Any
+    ) -> KnowledgeGraph:
+        """The knowledge graph of a saved run's cited passages (`auto`: the model when one is
+        configured, else co-occurrence); `org` limits the lookup to that org's sessions."""
+        from .graphs import session_graph
+
+        return await session_graph(self, session_id, method, org, values)
 
     def export(self, session_id: str, fmt: str) -> str:
         from ..export import render

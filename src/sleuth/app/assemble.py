@@ -19,7 +19,7 @@ from ..engine import Engine, Parts, Stages
 from ..errors import UsageError
 from ..extras import install_hint, installed
 from ..fetch.browser import BrowserSettings, reading_fetcher
-from ..fetch.cache import CachedFetcher, SqlitePageCache, default_cache_path
+from ..fetch.cache import CachedFetcher, open_page_cache
 from ..fetch.extract import warm_up as warm_extraction
 from ..fetch.http import FetchSettings, HttpFetcher
 from ..llm.clients import ClientPool
@@ -27,10 +27,11 @@ from ..llm.factory import LLMSettings, build_chat_model, make_meter
 from ..llm.meter import Meter
 from ..pipeline.write.extractive import ExtractiveWriter
 from ..pipeline.write.llm import LLMWriter
-from ..ports import ChatModel, Fetcher, SearchBackend, Writer
+from ..ports import ChatModel, Fetcher, PageCache, SearchBackend, Writer
 from ..registry import BackendSettings, registries
 from ..search.spec import build_search, parse_spec
 from ..settings import Settings as Settings
+from ..settings import database_url
 from ..settings import sleuth_home as sleuth_home
 from ..think.clarify import ModelClarifier
 from ..think.hops import HeuristicHopper, ModelHopper
@@ -45,11 +46,12 @@ class Resources:
     page limit), all over one connection pool per configuration; the page cache is one SQLite
     file; model SDK clients are pooled per endpoint."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, database_url: str | None = None) -> None:
         self.home = home
+        self.database_url = database_url
         self.models = ClientPool()
         self._readers: dict[tuple[FetchSettings, BrowserSettings], Fetcher] = {}
-        self._cache: SqlitePageCache | None = None
+        self._cache: PageCache | None = None
         self._warming: asyncio.Future[None] | None = None
 
     def warm_up(self) -> None:
@@ -64,9 +66,9 @@ class Resources:
             self._readers[key] = reading_fetcher(HttpFetcher(fetch), browser)
         return self._readers[key]
 
-    def page_cache(self, ttl_s: float) -> SqlitePageCache:
-        if self._cache is None or self._cache.ttl_s != ttl_s:
-            self._cache = SqlitePageCache(default_cache_path(self.home), ttl_s=ttl_s)
+    def page_cache(self, ttl_s: float) -> PageCache:
+        if self._cache is None or getattr(self._cache, "ttl_s", None) != ttl_s:
+            self._cache = open_page_cache(self.home, ttl_s, self.database_url)
         return self._cache
 
     async def aclose(self) -> None:
@@ -197,8 +199,8 @@ def build_fetcher(settings: Settings, resources: Resources | None = None) -> Fet
     if settings.no_cache:
         return fetcher
     if resources is None:
-        path = default_cache_path(sleuth_home(settings.env))
-        cache = SqlitePageCache(path, ttl_s=settings.cache_ttl_s)
+        home, url = sleuth_home(settings.env), database_url(settings.env)
+        cache: PageCache = open_page_cache(home, settings.cache_ttl_s, url)
     else:
         cache = resources.page_cache(settings.cache_ttl_s)
     return CachedFetcher(fetcher, cache, refresh=settings.refresh_cache)

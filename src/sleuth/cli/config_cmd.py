@@ -102,7 +102,8 @@ def show_cmd(ctx: click.Context, profile: str | None, command_name: str, as_json
 
 def effective(group: click.Group, command_name: str, checked: Checked) -> list[Setting]:
     """Let click itself resolve the command's parameters, so `show` cannot disagree with a run."""
-    command = group.commands[command_name]
+    command = group.get_command(click.Context(group), command_name)
+    assert command is not None, command_name
     defaults = defaults_for(group, checked, command_name)
     ctx = command.make_context(command_name, [], default_map=defaults, resilient_parsing=True)
     out: list[Setting] = []

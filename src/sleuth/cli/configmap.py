@@ -71,7 +71,7 @@ def key_name(option: click.Option) -> str:
 def catalogue(group: click.Group) -> dict[str, Key]:
     found: dict[str, list[tuple[click.Command, click.Option]]] = {}
     for name in CONFIGURABLE:
-        command = group.commands.get(name)
+        command = group.get_command(click.Context(group), name)
         for param in command.params if command else ():
             if isinstance(param, click.Option) and param.name not in NOT_CONFIG:
                 found.setdefault(key_name(param), []).append((command, param))  # type: ignore[arg-type]

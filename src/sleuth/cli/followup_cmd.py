@@ -9,17 +9,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
 
-from ..app.diff import SessionDiff, render_diff
 from .ask import RUN_SETTINGS
 from .complete import session_argument
 from .options import LLM, option, settings_values, table_options
 from .render import echo
 from .runner import Output, research, with_app
+
+if TYPE_CHECKING:
+    from ..app.diff import SessionDiff
 
 
 def _values(flags: dict[str, Any]) -> dict[str, Any]:
@@ -135,6 +137,8 @@ def print_diff(
             data["narration"] = story
         echo(json.dumps(data, ensure_ascii=False, indent=2), err=err)
         return
+    from ..app.diff import render_diff
+
     echo(render_diff(changes), nl=False, err=err)
     if story is not None:
         echo(f"\nwhat changed (narrated by the model)\n{story}", err=err)

@@ -7,7 +7,8 @@ import asyncio
 import json
 import re
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -18,10 +19,22 @@ from .options import table_option
 ORG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 
 
-def _store() -> Any:
-    from ..store.service_sqlite import SqliteServiceStore
+T = TypeVar("T")
 
-    return SqliteServiceStore(sleuth_home())
+
+def _with_store(call: Callable[[Any], Awaitable[T]]) -> T:
+    """`call(store)` on the service store (SQLite under SLEUTH_HOME, or SLEUTH_DATABASE_URL's
+    PostgreSQL), closed afterwards."""
+    from ..store.backend import service_store
+
+    async def run() -> T:
+        store = service_store(sleuth_home())
+        try:
+            return await call(store)
+        finally:
+            await store.aclose()
+
+    return asyncio.run(run())
 
 
 def _org(value: str) -> str:
@@ -68,8 +81,9 @@ def create_cmd(
     """
     wanted = tuple(s.strip() for s in scopes.split(",") if s.strip())
     quotas = {"searches": quota_searches, "pages": quota_pages}
-    key, secret = asyncio.run(
-        _store().create_key(_org(org), wanted, now=time.time(), quotas=quotas)
+    name = _org(org)
+    key, secret = _with_store(
+        lambda store: store.create_key(name, wanted, now=time.time(), quotas=quotas)
     )
     if as_json:
         click.echo(json.dumps({"id": key.id, "org": key.org, "scopes": list(key.scopes),
@@ -93,7 +107,7 @@ def ls_cmd(org: str | None, as_json: bool) -> None:
       sleuth keys ls
       sleuth keys ls --org acme --json
     """
-    found = asyncio.run(_store().keys(org))
+    found = _with_store(lambda store: store.keys(org))
     if as_json:
         rows = [{"id": k.id, "org": k.org, "scopes": list(k.scopes), "created_at": k.created_at,
                  "revoked_at": k.revoked_at} for k in found]  # fmt: skip
@@ -115,7 +129,7 @@ def revoke_cmd(key_id: str) -> None:
     Examples:
       sleuth keys revoke 3f9a01bc
     """
-    found = asyncio.run(_store().revoke_key(key_id.strip(), now=time.time()))
+    found = _with_store(lambda store: store.revoke_key(key_id.strip(), now=time.time()))
     if found is None:
         raise UsageError(f"no key {key_id!r} (see `sleuth keys ls`)")
     click.echo(f"revoked {found.id} ({found.org})")

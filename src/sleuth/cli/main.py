@@ -1,7 +1,8 @@
 """The `sleuth` command group. `ask` is the default command: `sleuth "question"` works.
 
-Each command module exposes `COMMANDS`; this module only assembles them and maps errors to
-exit codes, so no command prints a traceback.
+Each command module exposes `COMMANDS`; this module only assembles them (importing a module
+when one of its commands is used, so `sleuth ask` never loads the server, eval or knowledge-base
+commands) and maps errors to exit codes, so no command prints a traceback.
 """
 
 from __future__ import annotations
@@ -19,29 +20,47 @@ from .configmap import CONFIGURABLE, apply_profile, profile_option, remember_gro
 from .hints import hint_for
 from .render import echo
 
-COMMAND_MODULES = (
-    "sleuth.cli.ask",
-    "sleuth.cli.search_cmd",
-    "sleuth.cli.doctor",
-    "sleuth.cli.eval_cmd",
-    "sleuth.cli.sessions_cmd",
-    "sleuth.cli.kb_cmd",
-    "sleuth.cli.followup_cmd",
-    "sleuth.cli.config_cmd",
-    "sleuth.cli.completion_cmd",
-    "sleuth.cli.keys_cmd",
-    "sleuth.cli.serve_cmd",
-    "sleuth.cli.mcp_cmd",
-)
+# command name -> the module (under sleuth.cli) whose COMMANDS holds it
+COMMAND_MODULES = {
+    "ask": "ask",
+    "batch": "batch_cmd",
+    "worker": "worker_cmd",
+    "search": "search_cmd",
+    "doctor": "doctor",
+    "eval": "eval_cmd",
+    **dict.fromkeys(("sessions", "show", "stats", "export", "open"), "sessions_cmd"),
+    "kb": "kb_cmd",
+    **dict.fromkeys(("resume", "continue", "rerun", "diff"), "followup_cmd"),
+    "graph": "graph_cmd",
+    "config": "config_cmd",
+    "completion": "completion_cmd",
+    "keys": "keys_cmd",
+    **dict.fromkeys(("serve", "ui"), "serve_cmd"),
+    "mcp": "mcp_cmd",
+}
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 
 
 class DefaultToAsk(click.Group):
-    """Treat an unknown first word as the question of `ask`."""
+    """Treat an unknown first word as the question of `ask`; load commands on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMAND_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            self._load(COMMAND_MODULES[cmd_name])
+        return self.commands.get(cmd_name)
+
+    def _load(self, module: str) -> None:
+        for command in importlib.import_module(f"sleuth.cli.{module}").COMMANDS:
+            if command.name in CONFIGURABLE:  # --profile also after the command
+                command.params.append(profile_option(apply_profile))
+            self.add_command(command)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         at = _first_word(args)
-        known = (*self.commands, "--help", "-h", "--version")
+        known = (*self.list_commands(ctx), "--help", "-h", "--version")
         if at < len(args) and args[at] not in known:
             args = [*args[:at], "ask", *args[at:]]
         return super().parse_args(ctx, args)
@@ -75,15 +94,9 @@ def cli() -> None:
     """
 
 
-for _name in COMMAND_MODULES:
-    for _command in importlib.import_module(_name).COMMANDS:
-        cli.add_command(_command)
-
 # --profile works before the command (the group remembers it) and after it (an eager option of
 # each run command, which loads the config into that command's default map).
 cli.params.append(profile_option(remember_group_profile))
-for _name in CONFIGURABLE:
-    cli.commands[_name].params.append(profile_option(apply_profile))
 
 
 class _Stderr(logging.Handler):

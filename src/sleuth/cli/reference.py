@@ -23,8 +23,10 @@ SETTINGS_START, SETTINGS_END = "<!-- settings:start -->", "<!-- settings:end -->
 
 def _commands(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
     out: list[tuple[str, click.Command]] = []
-    for name in sorted(group.commands):
-        command = group.commands[name]
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         if isinstance(command, click.Group):
             out.extend(_commands(command, f"{prefix} {name}"))
         else:

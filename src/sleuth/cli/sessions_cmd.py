@@ -13,7 +13,7 @@ import click
 
 from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
 from ..settings.values import parse_age
-from ..store import SessionStats, SessionStore, SessionSummary, sessions_db_path
+from ..store import SessionStats, SessionStore, SessionSummary
 from .complete import session_argument
 from .options import note, table_option
 from .render import confidence_line, echo
@@ -21,7 +21,10 @@ from .runner import write_out
 
 
 def _store() -> SessionStore:
-    return SessionStore(sessions_db_path())
+    from ..settings import sleuth_home
+    from ..store.backend import session_store
+
+    return session_store(sleuth_home())
 
 
 def _cost(value: float | None) -> str:

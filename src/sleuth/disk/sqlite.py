@@ -117,6 +117,23 @@ def recovering(path: Path, what: str, action: Callable[[], T]) -> T:
     return _plain(path, what, action, retry=True)
 
 
+def refusing(path: Path, what: str, action: Callable[[], T]) -> T:
+    """`action()` on a database that must not be replaced when damaged (the service's keys and
+    quotas: a fresh file would silently revoke every key): damage is a one-line StoreError
+    naming the file and what to do, and the file is left exactly as it is."""
+    check_location(path, what)
+    damage = "the file is shorter than its header says" if truncated(path) else None
+    if damage is None:
+        try:
+            return _plain(path, what, action)
+        except _Damaged as damaged:
+            damage = damaged.why
+    raise StoreError(
+        f"{what}: {path} is damaged ({damage}); it is left untouched. Restore it from a backup, "
+        f"or move it away to start an empty one (API keys must then be created again)"
+    )
+
+
 class _Damaged(Exception):
     def __init__(self, why: str) -> None:
         super().__init__(why)

@@ -149,3 +149,13 @@ def _page_from_json(text: str) -> Page:
 
 def default_cache_path(home: Path) -> Path:
     return home / "cache.db"
+
+
+def open_page_cache(home: Path, ttl_s: float, database_url: str | None = None) -> PageCache:
+    """The page cache: SQLite under `home`, or PostgreSQL when a database URL is given (psycopg
+    is imported only then)."""
+    if database_url is None:
+        return SqlitePageCache(default_cache_path(home), ttl_s=ttl_s)
+    from .cache_pg import PgPageCache
+
+    return PgPageCache(database_url, ttl_s=ttl_s)

@@ -60,9 +60,12 @@ def clean(text: str) -> tuple[str, str | None]:
 
 def finish_answer(raw: str, sources: Sequence[Source], request: ResearchRequest) -> FinishedAnswer:
     text, missing = clean(raw)
-    text = cite.normalize(not_citations(text, sources), (s.number for s in sources))
+    text = not_citations(text, sources)
+    numbers = [s.number for s in sources]
+    invented = cite.invented(text, numbers)
+    text = cite.normalize(text, numbers)
     if request.verify_cites:
-        verification = cite.verify(text, sources, request.cite_min_recall)
+        verification = cite.verify(text, sources, request.cite_min_recall, invented)
     else:
         verification = Verification(0, 0, (), enabled=False)
     answer = text + ("\n" + cite.health_footer(verification) if verification.unsupported else "")

@@ -49,13 +49,15 @@ def _expand(group: str) -> list[int]:
     return numbers
 
 
-def normalize(answer: str, valid: Iterable[int]) -> str:
-    """Rewrite markers to `[n]`, dropping unknown numbers and repeats within a run of markers."""
-    allowed = set(valid)
+def normalize(answer: str, valid: Iterable[int] | None) -> str:
+    """Rewrite markers to `[n]`, dropping unknown numbers (all kept when `valid` is None) and
+    repeats within a run of markers."""
+    allowed = None if valid is None else set(valid)
     text = FOOTNOTE.sub(lambda m: f"[{next(g for g in m.groups() if g)}]", answer)
 
     def expand(match: re.Match[str]) -> str:
-        kept = [n for n in dict.fromkeys(_expand(match.group(1))) if n in allowed]
+        numbers = dict.fromkeys(_expand(match.group(1)))
+        kept = [n for n in numbers if allowed is None or n in allowed]
         return "".join(f"[{n}]" for n in kept)
 
     text = MARKER.sub(expand, text)
@@ -123,12 +125,30 @@ def _sentences(text: str) -> list[Claim]:
     return out
 
 
-def verify(answer: str, sources: Sequence[Source], min_recall: float = 0.4) -> Verification:
+def invented(answer: str, valid: Iterable[int]) -> tuple[UnsupportedSentence, ...]:
+    """Sentences whose every marker names a source that does not exist ("Claim [99]."), read
+    before `normalize` drops the markers: unflagged, such a sentence would pass as merely
+    uncited. Each is reported with no numbers (it cites nothing that was read)."""
+    allowed = set(valid)
+    return tuple(
+        UnsupportedSentence(claim.sentence, ())
+        for claim in claims(normalize(answer, None))
+        if not allowed & set(claim.numbers)
+    )
+
+
+def verify(
+    answer: str,
+    sources: Sequence[Source],
+    min_recall: float = 0.4,
+    invented: Sequence[UnsupportedSentence] = (),
+) -> Verification:
     """Check every cited sentence against its sources' passages (`support.supports`); a
-    multi-cite sentence passes only if every cite does."""
+    multi-cite sentence passes only if every cite does. `invented` (sentences citing only
+    sources that do not exist) count as checked and unsupported."""
     by_number = {s.number: s for s in sources}
-    checked = supported = 0
-    unsupported: list[UnsupportedSentence] = []
+    checked, supported = len(invented), 0
+    unsupported: list[UnsupportedSentence] = list(invented)
     for claim in claims(answer):
         numbers = [n for n in claim.numbers if n in by_number]
         if not numbers:
@@ -194,6 +214,6 @@ def health_footer(verification: Verification) -> str:
         "",
     ]
     for item in verification.unsupported:
-        marks = "".join(f"[{n}]" for n in item.numbers)
+        marks = "".join(f"[{n}]" for n in item.numbers) or "(cites no source that was read)"
         lines.append(f"- {clip(item.sentence, 200)} {marks}")
     return "\n".join(lines) + "\n"

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..kb import DEFAULT_KB, LOCAL_OWNER, KbHit, KnowledgeBase, open_store
-from ..kb.ingest import Embedder
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import Page, SearchResult
+
+if TYPE_CHECKING:  # the knowledge-base package loads when a kb backend is built, not at start-up
+    from ..kb import KbHit, KnowledgeBase
+    from ..kb.ingest import Embedder
 
 CONTENT_TYPES = {
     "pdf": "application/pdf",
@@ -73,6 +76,8 @@ def embedder_for(settings: BackendSettings) -> Embedder | None:
 
 
 def build(settings: BackendSettings, regs: Registries) -> SearchBackend:
+    from ..kb import DEFAULT_KB, LOCAL_OWNER, KnowledgeBase, open_store
+
     name = settings.option or str(settings.extra.get("kb") or DEFAULT_KB)
     owner = str(settings.extra.get("kb_owner") or LOCAL_OWNER)
     store = open_store(settings.env)

@@ -14,16 +14,13 @@ from functools import partial
 
 from ..errors import UsageError
 from ..events import Notice
-from ..kb import KnowledgeBase, Walk
-from ..kb.convert import SUFFIXES, convert
-from ..kb.ingest import find_files
-from ..kb.sqlite_store import SqliteKnowledgeStore
 from ..ports import SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
 from .kb import KbSearch
 
-_SUPPORTED = ", ".join(sorted(set(SUFFIXES)))
+# The knowledge-base package (converters, store) is imported when `local` is built: a run
+# without --include never pays for it.
 
 
 @dataclass(slots=True)
@@ -44,11 +41,14 @@ class LocalSearch:
 
 
 def check_types(paths: tuple[str, ...]) -> None:
+    from ..kb.convert import SUFFIXES
+    from ..kb.ingest import find_files
+
     for path in find_files(paths)[0]:
         if path.suffix.lower() not in SUFFIXES:
             raise UsageError(
                 f"--include: unsupported file type {path.suffix or '(none)'}: {path} "
-                f"(use {_SUPPORTED})"
+                f"(use {', '.join(sorted(set(SUFFIXES)))})"
             )
 
 
@@ -58,6 +58,10 @@ def build(settings: BackendSettings, regs: Registries) -> LocalSearch:
     except UsageError as exc:
         message = str(exc) if str(exc).startswith("--include") else f"--include: {exc}"
         raise UsageError(message) from None
+    from ..kb import KnowledgeBase, Walk
+    from ..kb.convert import convert
+    from ..kb.sqlite_store import SqliteKnowledgeStore
+
     kb = KnowledgeBase(SqliteKnowledgeStore(":memory:"), "include")
     pages = partial(convert, pdf_max_pages=settings.pdf_max_pages)
     report = kb.add(settings.include, Walk(), converter=pages)

@@ -22,7 +22,7 @@ from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
 from .research import Research
-from .routes import kb, lookup, meta, research, webapp
+from .routes import graph, kb, lookup, meta, research, webapp
 from .state import State
 from .ui import routes as ui_routes
 from .ui.context import UiContext
@@ -44,9 +44,9 @@ def create_app(
     config = config or ServerConfig()
     sleuth = app or Sleuth(Settings.from_env())
     if store is None:
-        from ..store.service_sqlite import SqliteServiceStore
+        from ..store.backend import service_store
 
-        store = SqliteServiceStore(sleuth.home, sleuth.sessions)
+        store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
     metrics = Metrics()
     state = State(
         config, sleuth, store, clock, metrics, Research(sleuth, store, config, clock, metrics)
@@ -77,7 +77,7 @@ def create_app(
     )
     api.state.sleuth = state
     api.state.ui = UiContext(state, SavedSettings(sleuth.home))
-    for module in (meta, research, lookup, kb, webapp):
+    for module in (meta, research, lookup, kb, webapp, graph):
         api.include_router(module.router)
     api.include_router(ui_routes.router)  # the web UI at /
     serving_mcp = mcp_http.mount(api, state)

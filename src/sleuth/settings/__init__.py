@@ -25,6 +25,26 @@ def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
     return Path(env.get("SLEUTH_HOME") or "~/.sleuth").expanduser()
 
 
+DATABASE_SCHEMES = ("postgresql://", "postgres://")
+
+
+def database_url(env: Mapping[str, str] | None = None) -> str | None:
+    """SLEUTH_DATABASE_URL: the PostgreSQL database that holds what SLEUTH_HOME's SQLite files
+    would (sessions, the service's keys, quotas and caches, the page cache), or None."""
+    from ..errors import UsageError
+
+    env = os.environ if env is None else env
+    url = (env.get("SLEUTH_DATABASE_URL") or "").strip()
+    if not url:
+        return None
+    if not url.startswith(DATABASE_SCHEMES):
+        raise UsageError(
+            "SLEUTH_DATABASE_URL must be a postgresql://user[:password]@host[:port]/database "
+            f"URL, not one starting {url.split(':', 1)[0][:20]!r}"
+        )
+    return url
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything a run can be configured with, whatever interface it came from."""

@@ -324,6 +324,9 @@ ENV_ONLY: Mapping[str, str] = MappingProxyType(
         "SLEUTH_ALLOW_PRIVATE_NETWORK": "1 to research an intranet (metadata addresses stay "
         "refused).",
         "SLEUTH_PROFILE": "The settings profile to apply (like --profile).",
+        "SLEUTH_DATABASE_URL": "postgresql://user:password@host:port/db: keep sessions, the "
+        "service's keys, quotas and caches, and the page cache in PostgreSQL instead of "
+        "SLEUTH_HOME's SQLite files (many replicas on one database).",
     }
 )
 

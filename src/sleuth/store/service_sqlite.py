@@ -23,6 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from ..disk.sqlite import refusing
 from .migrate import enable_wal, migrate
 from .service import (
     Admission,
@@ -80,6 +81,9 @@ def _iso(now: float) -> str:
     return moment(now).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+WHAT = "service database"
+
+
 def _day(now: float) -> str:
     return moment(now).strftime("%Y-%m-%d")
 
@@ -92,6 +96,9 @@ class SqliteServiceStore:
         self._local = threading.local()
         self._writing = threading.Lock()
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="sleuth-service-store")
+        refusing(self.path, WHAT, self._prepare)
+
+    def _prepare(self) -> None:
         with closing(self._open()) as conn:
             enable_wal(conn)
             migrate(conn, MIGRATIONS)

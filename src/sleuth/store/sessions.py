@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..disk.sqlite import is_damaged, move_aside, recovering
 from ..errors import NotFoundError, StoreError, UsageError
@@ -31,6 +31,23 @@ from .records import (
 )
 
 WHAT = "session store"
+
+
+class Rows(Protocol):
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+class Conn(Protocol):
+    """What the store's queries need of a connection: sqlite3's, or PostgreSQL's through
+    `postgres.Dialect` (the same statements, `?` placeholders and all)."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Rows: ...
+
+    def executemany(self, sql: str, parameters: Any, /) -> Any: ...
 
 
 def sessions_db_path(home: Path | None = None) -> Path:
@@ -153,8 +170,13 @@ class SessionStore:
         conn.execute("PRAGMA synchronous=FULL")
         return conn
 
+    @property
+    def where(self) -> str:
+        """Where the sessions are kept, for messages."""
+        return str(self.path)
+
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> Iterator[Conn]:
         """One write transaction: all of it commits or none of it does."""
         with self._guard(), closing(self._open()) as conn:
             conn.execute("BEGIN IMMEDIATE")
@@ -166,7 +188,7 @@ class SessionStore:
             conn.execute("COMMIT")
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _read(self) -> Iterator[Conn]:
         with self._guard(), closing(self._open()) as conn:
             yield conn
 
@@ -337,20 +359,22 @@ class SessionStore:
         *,
         org: str | None = None,
         limit: int | None = None,
+        text: str | None = None,
     ) -> tuple[SessionSummary, ...]:
         """Sessions newest first; `filter_text` matches the question (case-insensitive); `org`
-        keeps one organization's runs (those made through the service with its keys)."""
-        sql, args = _where(filter_text, tag, org)
-        if limit is not None:
-            sql += f" ORDER BY created_at DESC, id DESC LIMIT {int(limit)}"
-        else:
-            sql += " ORDER BY created_at DESC, id DESC"
+        keeps one organization's runs (those made through the service with its keys); `text`
+        is a full-text search: every word of it in the question, the answer, or the title or
+        text of a source the run read."""
+        sql, args = _where(filter_text, tag, org, text)
+        order = " ORDER BY created_at DESC, id DESC"
+        if limit is not None and not text:
+            order += f" LIMIT {int(limit)}"
+        columns = _SUMMARY_COLUMNS + (", body" if text else "")
         with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM sessions{sql}",
-                args,
-            ).fetchall()
+            rows = conn.execute(f"SELECT {columns} FROM sessions{sql}{order}", args).fetchall()
             tags = _all_tags(conn)
+        if text:  # SQL found every body holding the words; keep those where they are content
+            rows = [row[:-1] for row in rows if _mentions(row[-1], text)][:limit]
         return tuple(_summary(row, tags.get(row[0], ())) for row in rows)
 
     def stats(self, tag: str | None = None) -> SessionStats:
@@ -393,8 +417,32 @@ def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:
     )
 
 
+MAX_SEARCH_WORDS = 8
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern matching `text` anywhere, its wildcards taken literally."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _words(text: str | None) -> list[str]:
+    return (text or "").split()[:MAX_SEARCH_WORDS]
+
+
+def _mentions(body: str, text: str) -> bool:
+    """Every word of `text` (case ignored) in the run's question, answer, or a source's title,
+    text or passages: not in JSON keys or ids, which every body has."""
+    data = json.loads(body)["result"]
+    parts = [data.get("query") or "", data.get("answer") or ""]
+    for source in data.get("sources") or ():
+        parts += [source.get("title") or "", source.get("text") or ""]
+        parts += [p.get("text") or "" for p in source.get("passages") or ()]
+    haystack = "\n".join(parts).casefold()
+    return all(word.casefold() in haystack for word in _words(text))
+
+
 def _where(
-    filter_text: str | None, tag: str | None, org: str | None = None
+    filter_text: str | None, tag: str | None, org: str | None = None, text: str | None = None
 ) -> tuple[str, list[str]]:
     clauses: list[str] = []
     args: list[str] = []
@@ -402,9 +450,14 @@ def _where(
         clauses.append("org = ?")
         args.append(org)
     if filter_text:
-        escaped = filter_text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         clauses.append("question LIKE ? ESCAPE '\\'")
-        args.append(f"%{escaped}%")
+        args.append(_like(filter_text))
+    # A first cut in SQL; `_mentions` decides. LIKE ignores only ASCII case, so a word with
+    # other letters ("Überblick") is left to `_mentions` alone.
+    for word in (w for w in _words(text) if w.isascii()):
+        # The body is JSON: a word with a quote or backslash is stored escaped.
+        clauses.append("(question LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')")
+        args += [_like(word), _like(json.dumps(word, ensure_ascii=False)[1:-1])]
     if tag:
         clauses.append("id IN (SELECT session_id FROM session_tags WHERE tag = ?)")
         args.append(normalize_tags(tag)[0] if normalize_tags(tag) else tag)
@@ -414,7 +467,7 @@ def _where(
 LAST = "last"  # names the newest session wherever an id is taken (ids start with a year)
 
 
-def _resolve(conn: sqlite3.Connection, ref: str) -> str:
+def _resolve(conn: Conn, ref: str) -> str:
     """The full id that `ref` (an id, a unique prefix, or `last`) names, or a UsageError saying
     why it names none or several."""
     ref = ref.strip()
@@ -442,7 +495,7 @@ def _resolve(conn: sqlite3.Connection, ref: str) -> str:
     return str(ids[0])
 
 
-def _owned(conn: sqlite3.Connection, session_id: str, org: str) -> str:
+def _owned(conn: Conn, session_id: str, org: str) -> str:
     """`session_id` when `org` owns it; otherwise the same error as for an unknown id."""
     row = conn.execute(
         "SELECT id FROM sessions WHERE id = ? AND org = ?", (session_id.strip(), org)
@@ -452,14 +505,14 @@ def _owned(conn: sqlite3.Connection, session_id: str, org: str) -> str:
     return str(row[0])
 
 
-def _tags_of(conn: sqlite3.Connection, session_id: str) -> tuple[str, ...]:
+def _tags_of(conn: Conn, session_id: str) -> tuple[str, ...]:
     rows = conn.execute(
         "SELECT tag FROM session_tags WHERE session_id = ? ORDER BY tag", (session_id,)
     )
     return tuple(r[0] for r in rows)
 
 
-def _all_tags(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
+def _all_tags(conn: Conn) -> dict[str, tuple[str, ...]]:
     tags: dict[str, list[str]] = {}
     for session_id, tag in conn.execute("SELECT session_id, tag FROM session_tags ORDER BY tag"):
         tags.setdefault(session_id, []).append(tag)

@@ -1,0 +1,198 @@
+"""`sleuth batch questions.jsonl`: answer many questions, one JSON line each, into a JSONL file
+of results — resumable (ids already in the output are skipped), every failure recorded with
+its reason, none stopping the batch. With `--queue` the questions go to the PostgreSQL task
+queue instead, for `sleuth worker` processes on any machine to answer."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import click
+
+from ..errors import UsageError
+from .options import LLM, READING, SEARCH, option, settings_values, table_options
+from .render import echo
+
+RUN = (
+    *SEARCH, *READING, *LLM, "plan_model", "critic_model", "context_tokens", "max_cost",
+    "require_llm", "output", "schema", "tldr", "language", "no_sessions", "tag", "max_sources",
+    "max_runtime", "cite_min_recall", "no_verify_cites", "allow_domain", "deny_domain",
+)  # fmt: skip
+EXAMPLES = """
+\b
+Examples:
+  sleuth batch questions.jsonl --out results.jsonl
+  sleuth batch questions.jsonl --depth deep --concurrency 2 --search=searxng
+  SLEUTH_DATABASE_URL=postgresql://sleuth@db/sleuth sleuth batch questions.jsonl --queue
+
+\b
+A line: {"question": "...", "id": "q1", "depth": "deep", "max_sources": 8, "since": "30d"}
+A record: {"id", "line", "question", "result": {...}} or {..., "error": {"kind", "message"}}
+"""
+
+
+@click.command("batch", epilog=EXAMPLES)
+@click.argument("questions", type=click.Path(dir_okay=False, path_type=Path), required=False)
+@option(
+    "--depth",
+    type=click.Choice(["quick", "deep"]),
+    default="quick",
+    show_default=True,
+    help="Depth of every question without its own `depth`.",
+)
+@option(
+    "--concurrency",
+    "batch_concurrency",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Questions researched at once.",
+)
+@option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+    default=None,
+    help="Results file (JSONL; default QUESTIONS.results.jsonl; '-' for stdout, "
+    "not resumable). Ids already in it are skipped.",
+)
+@option(
+    "--queue",
+    is_flag=True,
+    help="Enqueue the questions on the PostgreSQL task queue (SLEUTH_DATABASE_URL) for "
+    "`sleuth worker` processes, follow the batch and write its results.",
+)
+@option("--no-wait", is_flag=True, help="With --queue: print the batch id and leave.")
+@option(
+    "--follow",
+    metavar="BATCH_ID",
+    default=None,
+    help="Follow a queued batch (from --queue --no-wait) and write its results.",
+)
+@table_options(*RUN)
+def batch(
+    questions: Path | None,
+    depth: str,
+    batch_concurrency: int,
+    out: Path | None,
+    queue: bool,
+    no_wait: bool,
+    follow: str | None,
+    **flags: Any,
+) -> None:
+    """Research every question of QUESTIONS (JSONL) and write one record per line.
+
+    Progress goes to stderr (a bar in a terminal). Exit 0 when every question was answered,
+    1 when any line failed (each failure is in the results with its reason)."""
+    values = settings_values(flags)
+    if depth == "deep":
+        values["deep"] = 2
+    if questions is None and follow is None:
+        raise UsageError("give the QUESTIONS file (or --follow BATCH_ID)")
+    target = _target(questions, out, follow)
+    if queue or follow:
+        from .batch_queue import queued
+
+        ctx = click.get_current_context()
+        given = {k: v for k, v in values.items() if _given(ctx, k)}
+        failed = queued(questions, given, target, follow=follow, wait=not no_wait)
+    else:
+        assert questions is not None
+        failed = _run_local(questions, values, target, batch_concurrency)
+    if failed:
+        sys.exit(1)
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether a setting was set by a flag or its variable (not only its default)."""
+    if name == "deep":
+        return True
+    source = ctx.get_parameter_source(name)
+    return source in (
+        click.core.ParameterSource.COMMANDLINE,
+        click.core.ParameterSource.ENVIRONMENT,
+    )
+
+
+def _target(questions: Path | None, out: Path | None, follow: str | None) -> Path | None:
+    """Where results go: the path given, QUESTIONS.results.jsonl, or None for stdout."""
+    if out is not None and str(out) == "-":
+        return None
+    if out is None:
+        if questions is None:
+            return Path(f"{follow}.results.jsonl")
+        out = questions.with_name(questions.stem + ".results.jsonl")
+    if questions is not None and out.resolve() == questions.resolve():
+        raise UsageError("--out: the results file cannot be the questions file")
+    return out
+
+
+def _run_local(questions: Path, values: dict[str, Any], target: Path | None, workers: int) -> int:
+    from ..app.application import Sleuth
+    from ..app.batch import Tally, pending, run_local
+    from ..app.batchfile import ResultsFile, read_questions
+
+    results = ResultsFile(target, sys.stdout)
+    tally = Tally()
+    todo = pending(read_questions(questions), results.answered(), tally)
+    bar = Bar(sys.stderr, len(todo))
+
+    def sink(record: dict[str, Any]) -> None:
+        results.write(record)
+        bar.step(tally)
+
+    async def go() -> None:
+        async with Sleuth() as app:
+            await run_local(app, todo, values, sink, concurrency=workers, tally=tally)
+
+    try:
+        bar.step(tally)
+        asyncio.run(go())
+    finally:
+        results.close()
+        bar.close()
+    summary(tally, target)
+    return tally.failed
+
+
+def summary(tally: Any, target: Path | None) -> None:
+    where = f"; results in {target}" if target is not None else ""
+    parts = [f"{tally.done} answered", f"{tally.failed} failed"]
+    if tally.skipped:
+        parts.append(f"{tally.skipped} already in the results")
+    if tally.duplicates:
+        parts.append(f"{tally.duplicates} repeated ids skipped")
+    echo(f"sleuth: batch: {tally.total} lines: {', '.join(parts)}{where}", err=True)
+
+
+class Bar:
+    """A one-line progress bar on a terminal; nothing when stderr is not one (logs, CI)."""
+
+    WIDTH = 28
+
+    def __init__(self, stream: TextIO, total: int) -> None:
+        self.stream, self.total = stream, total
+        self.live = stream.isatty()
+        self.shown = False
+
+    def step(self, tally: Any) -> None:
+        if not self.live:
+            return
+        finished = tally.done + tally.failed
+        filled = self.WIDTH * finished // self.total if self.total else self.WIDTH
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        line = f"[{bar}] {finished}/{self.total} · {tally.failed} failed"
+        self.stream.write("\r" + line + "\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+COMMANDS = [batch]

@@ -1,0 +1,111 @@
+"""`sleuth batch --queue` and `--follow`: enqueue the questions on the PostgreSQL task queue as
+the organization `local`, follow the batch with the same progress bar as a local one, and
+write its records (ids already in the results file are left out) once every question has
+its record."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..extras import install_hint, missing
+from ..settings.table import SETTINGS, flag_name
+from .render import echo
+
+
+def queued(
+    questions: Path | None,
+    given: dict[str, Any],
+    target: Path | None,
+    *,
+    follow: str | None,
+    wait: bool,
+) -> int:
+    """Enqueue (unless following) and follow; the number of failed questions."""
+    absent = missing("queue")
+    if absent:
+        raise UsageError(
+            f"batch --queue needs the queue extra ({', '.join(absent)} not installed): "
+            f"{install_hint('queue')}"
+        )
+    from ..app.batchfile import ResultsFile
+    from ..app.queue import database_url
+
+    url = database_url()
+    results = ResultsFile(target, sys.stdout)
+    answered = results.answered()
+    batch_id = follow
+    if batch_id is None:
+        assert questions is not None
+        batch_id = _enqueue(url, questions, given, answered)
+        if not wait:
+            echo(batch_id)
+            return 0
+    try:
+        return _follow(url, batch_id, results, answered, target)
+    finally:
+        results.close()
+
+
+def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str]) -> str:
+    from ..app.batch import Tally, pending
+    from ..app.batchfile import read_questions
+    from ..app.queue import LOCAL_ORG, enqueue, prepare_schema
+
+    workers = sorted(k for k in given if k != "deep" and SETTINGS[k].target == "engine")
+    if workers:
+        flags = ", ".join(flag_name(k) for k in workers)
+        raise UsageError(
+            f"{flags}: with --queue the search backend and model are the workers' settings; "
+            "give them to `sleuth worker`"
+        )
+    tally = Tally()
+    todo = pending(read_questions(questions), answered, tally)
+
+    async def go() -> tuple[str, int]:
+        await prepare_schema(url)
+        return await enqueue(url, LOCAL_ORG, todo, given)
+
+    batch_id, count = asyncio.run(go())
+    skipped = f", {tally.skipped} already in the results" if tally.skipped else ""
+    echo(
+        f"sleuth: batch {batch_id}: {count} questions queued, {len(todo) - count} bad lines "
+        f"recorded{skipped}; follow it with: sleuth batch --follow {batch_id}",
+        err=True,
+    )
+    return batch_id
+
+
+def _follow(url: str, batch_id: str, results: Any, answered: set[str], target: Path | None) -> int:
+    from ..app.queue import LOCAL_ORG, collect, follow
+    from ..store.batches_pg import Progress
+    from .batch_cmd import Bar, summary
+
+    bars: list[Bar] = []
+
+    def shown(progress: Progress) -> None:
+        if not bars:
+            bars.append(Bar(sys.stderr, progress.total))
+        bars[0].step(progress)
+
+    async def go() -> Progress:
+        progress = await follow(url, LOCAL_ORG, batch_id, shown)
+        await collect(url, LOCAL_ORG, batch_id, results.write, answered)
+        return progress
+
+    try:
+        progress = asyncio.run(go())
+    finally:
+        for bar in bars:
+            bar.close()
+    summary(_Counts(progress.total, progress.done, progress.failed), target)
+    return progress.failed
+
+
+class _Counts:
+    def __init__(self, total: int, done: int, failed: int) -> None:
+        self.total, self.done, self.failed = total, done, failed
+        self.skipped = self.duplicates = 0

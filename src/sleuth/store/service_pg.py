@@ -1,0 +1,435 @@
+"""`ServiceStore` in PostgreSQL (`SLEUTH_DATABASE_URL`): one database for any number of replicas.
+
+Each decision two replicas could race on is made by the database in one transaction:
+
+- admitting a run: the organization's admissions queue on a transaction-scoped advisory lock
+  (`pg_advisory_xact_lock`), so counting its running runs and month's usage and reserving a slot
+  is one step across every replica; metering is an `INSERT … ON CONFLICT DO UPDATE SET n = n + x`;
+- an idempotency key: `INSERT … ON CONFLICT DO NOTHING` (the unique key decides who is first; a
+  second claimant waits for the first's commit and then reads its row);
+- a run in flight: one conditional upsert that takes the claim only when it is free, ours, or
+  its lease ran out (the owner stopped renewing it: its process died);
+- the per-minute rate limit: one upsert returning the window's new count.
+
+psycopg 3's async pool; connections are autocommit except inside `_tx`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from ..errors import StoreError
+from . import postgres
+from .service import (
+    Admission,
+    Admitted,
+    ApiKey,
+    Idempotency,
+    Org,
+    Refused,
+    Spent,
+    UsageDay,
+    UsageReport,
+    check_scopes,
+    hash_secret,
+    new_secret,
+)
+from .service_schema import key_row, moment
+from .sessions import SessionStore
+from .sessions_pg import PgSessionStore
+
+COMPONENT = "service"
+DAY_S = 86400.0
+
+# Append only: a database at version N runs STEPS[N:] (see `postgres.migrate`).
+STEPS: tuple[str, ...] = (
+    """CREATE TABLE orgs (name TEXT PRIMARY KEY, plan TEXT NOT NULL, created_at TEXT NOT NULL,
+        quota_searches BIGINT, quota_pages BIGINT);
+    CREATE TABLE api_keys (id TEXT PRIMARY KEY, org TEXT NOT NULL REFERENCES orgs(name),
+        hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL, created_at TEXT NOT NULL,
+        revoked_at TEXT);
+    CREATE TABLE usage_days (org TEXT NOT NULL, day TEXT COLLATE "C" NOT NULL,
+        searches BIGINT NOT NULL DEFAULT 0, pages_read BIGINT NOT NULL DEFAULT 0,
+        runs BIGINT NOT NULL DEFAULT 0, cached BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (org, day));
+    CREATE TABLE reservations (id TEXT PRIMARY KEY, org TEXT NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX reservations_org ON reservations (org);
+    CREATE TABLE rate_windows (org TEXT NOT NULL, minute BIGINT NOT NULL,
+        hits BIGINT NOT NULL, PRIMARY KEY (org, minute));
+    CREATE TABLE idempotency (org TEXT NOT NULL, key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL, done BOOLEAN NOT NULL, status INTEGER NOT NULL,
+        body BYTEA, expires_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, key));
+    CREATE TABLE result_cache (org TEXT NOT NULL, fingerprint TEXT NOT NULL,
+        body BYTEA NOT NULL, created_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (org, fingerprint));
+    CREATE INDEX result_cache_created ON result_cache (created_at);
+    CREATE TABLE flights (org TEXT NOT NULL, fingerprint TEXT NOT NULL, owner TEXT NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, fingerprint))""",
+)
+
+Conn = psycopg.AsyncConnection[Any]
+
+
+def _iso(now: float) -> str:
+    return moment(now).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _day(now: float) -> str:
+    return moment(now).strftime("%Y-%m-%d")
+
+
+class PgServiceStore:
+    def __init__(self, url: str, sessions: SessionStore | None = None) -> None:
+        self.url = url
+        with postgres.connection(url) as conn:
+            postgres.migrate(conn, COMPONENT, STEPS, url)
+        self._sessions = sessions or PgSessionStore(url)
+        self._pool: AsyncConnectionPool[Conn] | None = None
+        self._opening = asyncio.Lock()
+
+    @property
+    def sessions(self) -> SessionStore:
+        return self._sessions
+
+    async def _get_pool(self) -> AsyncConnectionPool[Conn]:
+        async with self._opening:
+            if self._pool is None:
+                pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
+                    self.url,
+                    min_size=1,
+                    max_size=16,
+                    kwargs={"autocommit": True, "connect_timeout": postgres.CONNECT_TIMEOUT_S},
+                    open=False,
+                    timeout=15,
+                    name="sleuth-service",
+                )
+                await pool.open()
+                self._pool = pool
+            return self._pool
+
+    @asynccontextmanager
+    async def _conn(self) -> AsyncIterator[Conn]:
+        try:
+            pool = await self._get_pool()
+            async with pool.connection() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise postgres.unreachable(self.url, exc) from exc
+        except Exception as exc:  # the pool's timeout: no connection could be made in time
+            if type(exc).__module__.startswith("psycopg_pool"):
+                raise postgres.unreachable(self.url, exc) from exc
+            raise
+
+    @asynccontextmanager
+    async def _tx(self) -> AsyncIterator[Conn]:
+        async with self._conn() as conn, conn.transaction():
+            yield conn
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            await pool.close()
+
+    async def ping(self) -> None:
+        async with self._conn() as conn:
+            await conn.execute("SELECT count(*) FROM orgs")
+
+    async def schema(self) -> list[postgres.SchemaState]:
+        """Where each component's schema is (readiness: a replica older than its database)."""
+        from .schemas import KNOWN
+
+        async with self._conn() as conn:
+            cur = await conn.execute("SELECT to_regclass('sleuth_schema')")
+            exists = await cur.fetchone()
+            rows: list[Any] = []
+            if exists and exists[0]:
+                cur = await conn.execute("SELECT component, version FROM sleuth_schema")
+                rows = await cur.fetchall()
+        found = {name: int(version) for name, version in rows}
+        return [postgres.SchemaState(n, found.get(n, 0), len(s)) for n, s in KNOWN.items()]
+
+    # -- organizations and keys ----------------------------------------------------------------
+
+    async def create_key(
+        self, org: str, scopes: tuple[str, ...], *, now: float, quotas: Mapping[str, int | None]
+    ) -> tuple[ApiKey, str]:
+        scopes = check_scopes(scopes)
+        key_id, secret = new_secret()
+        async with self._tx() as conn:
+            await conn.execute(
+                "INSERT INTO orgs (name, plan, created_at) VALUES (%s, 'self-hosted', %s)"
+                " ON CONFLICT DO NOTHING",
+                (org, _iso(now)),
+            )
+            for meter, column in (("searches", "quota_searches"), ("pages", "quota_pages")):
+                if quotas.get(meter) is not None:
+                    await conn.execute(
+                        f"UPDATE orgs SET {column} = %s WHERE name = %s", (quotas[meter], org)
+                    )
+            await conn.execute(
+                "INSERT INTO api_keys (id, org, hash, scopes, created_at)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                (key_id, org, hash_secret(secret), json.dumps(list(scopes)), _iso(now)),
+            )
+        return ApiKey(key_id, org, scopes, _iso(now)), secret
+
+    async def key_for(self, secret: str) -> ApiKey | None:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "SELECT id, org, scopes, created_at, revoked_at FROM api_keys"
+                " WHERE hash = %s AND revoked_at IS NULL",
+                (hash_secret(secret),),
+            )
+            row = await cur.fetchone()
+        return key_row(row) if row else None
+
+    async def keys(self, org: str | None = None) -> list[ApiKey]:
+        sql = "SELECT id, org, scopes, created_at, revoked_at FROM api_keys"
+        args: tuple[str, ...] = ()
+        if org is not None:
+            sql, args = sql + " WHERE org = %s", (org,)
+        async with self._conn() as conn:
+            cur = await conn.execute(sql + " ORDER BY org, created_at, id", args)
+            rows = await cur.fetchall()
+        return [key_row(r) for r in rows]
+
+    async def revoke_key(self, key_id: str, *, now: float) -> ApiKey | None:
+        async with self._tx() as conn:
+            await conn.execute(
+                "UPDATE api_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
+                (_iso(now), key_id),
+            )
+            cur = await conn.execute(
+                "SELECT id, org, scopes, created_at, revoked_at FROM api_keys WHERE id = %s",
+                (key_id,),
+            )
+            row = await cur.fetchone()
+        return key_row(row) if row else None
+
+    async def has_keys(self) -> bool:
+        async with self._conn() as conn:
+            cur = await conn.execute("SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1")
+            return await cur.fetchone() is not None
+
+    async def org(self, name: str) -> Org | None:
+        async with self._conn() as conn:
+            return await _org_row(conn, name)
+
+    # -- quotas, concurrency and usage ------------------------------------------------------------
+
+    async def admit(
+        self, org: str, *, now: float, lease_s: float, max_running: int | None
+    ) -> Admission:
+        async with self._tx() as conn:
+            # One admission per organization at a time, across every replica, until commit.
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", ("sleuth.admit:" + org,)
+            )
+            await conn.execute(
+                "DELETE FROM reservations WHERE org = %s AND expires_at <= %s", (org, now)
+            )
+            cur = await conn.execute("SELECT count(*) FROM reservations WHERE org = %s", (org,))
+            (running,) = await cur.fetchone() or (0,)
+            if max_running is not None and running >= max_running:
+                return Refused("busy", retry_after=1.0)
+            refused = await _over_quota(conn, await _org_row(conn, org), int(running), now)
+            if refused is not None:
+                return refused
+            reservation = secrets.token_hex(8)
+            await conn.execute(
+                "INSERT INTO reservations VALUES (%s, %s, %s)", (reservation, org, now + lease_s)
+            )
+        return Admitted(reservation)
+
+    async def settle(self, org: str, reservation: str, spent: Spent, *, now: float) -> None:
+        async with self._tx() as conn:
+            await conn.execute("DELETE FROM reservations WHERE id = %s", (reservation,))
+            await conn.execute(
+                "INSERT INTO usage_days (org, day, searches, pages_read, runs)"
+                " VALUES (%s, %s, %s, %s, 1) ON CONFLICT (org, day) DO UPDATE SET"
+                " searches = usage_days.searches + excluded.searches,"
+                " pages_read = usage_days.pages_read + excluded.pages_read,"
+                " runs = usage_days.runs + 1",
+                (org, _day(now), spent.searches, spent.pages_read),
+            )
+
+    async def release(self, reservation: str) -> None:
+        async with self._conn() as conn:
+            await conn.execute("DELETE FROM reservations WHERE id = %s", (reservation,))
+
+    async def count_cached(self, org: str, *, now: float) -> None:
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO usage_days (org, day, cached) VALUES (%s, %s, 1)"
+                " ON CONFLICT (org, day) DO UPDATE SET cached = usage_days.cached + 1",
+                (org, _day(now)),
+            )
+
+    async def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport:
+        first = (moment(now) - timedelta(days=days - 1)).strftime("%Y-%m-%d")
+        async with self._conn() as conn:
+            found = await _org_row(conn, org) or Org(org)
+            searches, pages = await _month_used(conn, org, now)
+            cur = await conn.execute(
+                "SELECT day, searches, pages_read, runs, cached FROM usage_days"
+                " WHERE org = %s AND day >= %s ORDER BY day",
+                (org, first),
+            )
+            rows = await cur.fetchall()
+        return UsageReport(
+            org,
+            moment(now).strftime("%Y-%m"),
+            searches,
+            pages,
+            found.quota_searches,
+            found.quota_pages,
+            tuple(UsageDay(r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows),
+        )
+
+    async def hit_rate(self, org: str, *, now: float, per_minute: int) -> float | None:
+        minute = int(now // 60)
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "INSERT INTO rate_windows VALUES (%s, %s, 1) ON CONFLICT (org, minute)"
+                " DO UPDATE SET hits = rate_windows.hits + 1 RETURNING hits",
+                (org, minute),
+            )
+            (hits,) = await cur.fetchone() or (1,)
+            if hits == 1:  # the window's first hit: the old windows can go
+                await conn.execute(
+                    "DELETE FROM rate_windows WHERE org = %s AND minute < %s", (org, minute)
+                )
+        return None if hits <= per_minute else max(1.0, (minute + 1) * 60 - now)
+
+    # -- idempotency --------------------------------------------------------------------------
+
+    async def claim_key(
+        self, org: str, key: str, fingerprint: str, *, now: float, lease_s: float
+    ) -> Idempotency:
+        async with self._tx() as conn:
+            await conn.execute(
+                "DELETE FROM idempotency WHERE org = %s AND key = %s AND expires_at <= %s",
+                (org, key, now),
+            )
+            cur = await conn.execute(
+                "INSERT INTO idempotency VALUES (%s, %s, %s, false, 0, NULL, %s)"
+                " ON CONFLICT (org, key) DO NOTHING RETURNING 1",
+                (org, key, fingerprint, now + lease_s),
+            )
+            if await cur.fetchone() is not None:
+                return Idempotency("new")
+            cur = await conn.execute(
+                "SELECT fingerprint, done, status, body FROM idempotency"
+                " WHERE org = %s AND key = %s",
+                (org, key),
+            )
+            row = await cur.fetchone()
+        if row is None:  # deleted between our insert and read: the first claimant dropped it
+            return Idempotency("running")
+        if row[0] != fingerprint:
+            return Idempotency("reused")
+        if not row[1]:
+            return Idempotency("running")
+        return Idempotency("done", int(row[2]), bytes(row[3] or b""))
+
+    async def finish_key(
+        self, org: str, key: str, status: int, body: bytes, *, now: float, ttl_s: float
+    ) -> None:
+        async with self._tx() as conn:
+            await conn.execute(
+                "UPDATE idempotency SET done = true, status = %s, body = %s, expires_at = %s"
+                " WHERE org = %s AND key = %s",
+                (status, body, now + ttl_s, org, key),
+            )
+            await conn.execute("DELETE FROM idempotency WHERE expires_at <= %s", (now,))
+
+    async def drop_key(self, org: str, key: str) -> None:
+        async with self._conn() as conn:
+            await conn.execute("DELETE FROM idempotency WHERE org = %s AND key = %s", (org, key))
+
+    # -- the result cache and runs in flight ---------------------------------------------------
+
+    async def cached(self, org: str, fingerprint: str, *, now: float, ttl_s: float) -> bytes | None:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "SELECT body FROM result_cache WHERE org = %s AND fingerprint = %s"
+                " AND created_at > %s AND created_at <= %s",
+                (org, fingerprint, now - ttl_s, now),
+            )
+            row = await cur.fetchone()
+        return bytes(row[0]) if row else None
+
+    async def cache(self, org: str, fingerprint: str, body: bytes, *, now: float) -> None:
+        async with self._tx() as conn:
+            await conn.execute(
+                "INSERT INTO result_cache VALUES (%s, %s, %s, %s) ON CONFLICT (org, fingerprint)"
+                " DO UPDATE SET body = excluded.body, created_at = excluded.created_at",
+                (org, fingerprint, body, now),
+            )
+            await conn.execute("DELETE FROM result_cache WHERE created_at < %s", (now - DAY_S,))
+
+    async def claim_flight(
+        self, org: str, fingerprint: str, owner: str, *, now: float, lease_s: float
+    ) -> bool:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "INSERT INTO flights VALUES (%s, %s, %s, %s) ON CONFLICT (org, fingerprint)"
+                " DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at"
+                " WHERE flights.owner = excluded.owner OR flights.expires_at <= %s"
+                " RETURNING owner",
+                (org, fingerprint, owner, now + lease_s, now),
+            )
+            return await cur.fetchone() is not None
+
+    async def end_flight(self, org: str, fingerprint: str, owner: str) -> None:
+        async with self._conn() as conn:
+            await conn.execute(
+                "DELETE FROM flights WHERE org = %s AND fingerprint = %s AND owner = %s",
+                (org, fingerprint, owner),
+            )
+
+
+async def _org_row(conn: Conn, name: str) -> Org | None:
+    cur = await conn.execute(
+        "SELECT name, plan, quota_searches, quota_pages FROM orgs WHERE name = %s", (name,)
+    )
+    row = await cur.fetchone()
+    return Org(*row) if row else None
+
+
+async def _month_used(conn: Conn, org: str, now: float) -> tuple[int, int]:
+    month = moment(now).strftime("%Y-%m")
+    cur = await conn.execute(
+        "SELECT coalesce(sum(searches), 0), coalesce(sum(pages_read), 0) FROM usage_days"
+        " WHERE org = %s AND day >= %s AND day < %s",
+        (org, month + "-01", month + "-99"),
+    )
+    row = await cur.fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+async def _over_quota(conn: Conn, org: Org | None, running: int, now: float) -> Refused | None:
+    """A refusal when a meter is used up, counting one unit for each run still going."""
+    if org is None or (org.quota_searches is None and org.quota_pages is None):
+        return None
+    searches, pages = await _month_used(conn, org.name, now)
+    for meter, used, limit in (
+        ("searches", searches, org.quota_searches),
+        ("pages_read", pages, org.quota_pages),
+    ):
+        if limit is not None and used + running >= limit:
+            return Refused("quota", meter)
+    return None
+
+
+__all__ = ["PgServiceStore", "StoreError"]

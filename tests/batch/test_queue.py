@@ -1,0 +1,111 @@
+"""Batches on the PostgreSQL task queue (procrastinate), in-process: enqueue, a worker drains
+the queue through the application, every question ends with one record; quotas are metered
+per question; one organization never sees another's batch."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sleuth.app.application import Sleuth
+from sleuth.app.batch import parse_object
+from sleuth.app.queue import enqueue, prepare_schema, run_worker
+from sleuth.settings import Settings
+from sleuth.store.batches_pg import BatchStore
+from sleuth.store.service_sqlite import SqliteServiceStore
+from tests.batch.pages import add_hanging_question, add_questions
+from tests.testweb.server import TestWeb
+
+pytestmark = pytest.mark.extra("queue")
+RUN = {"search": "searxng", "search_fallback": "none", "browser": "never", "no_cache": True}
+
+
+def parsed(lines: list[Any]) -> list[Any]:
+    return [parse_object(x, i + 1, f"h{i}") for i, x in enumerate(lines)]
+
+
+async def drain(url: str, home: Path, service: SqliteServiceStore | None = None) -> None:
+    settings = Settings.from_env()
+    async with Sleuth(settings) as app:
+        store = service or SqliteServiceStore(home, app.sessions)
+        await run_worker(url, app, store, concurrency=2, wait=False, values=RUN)
+
+
+async def progress_and_records(url: str, org: str, batch: str) -> tuple[Any, list[Any]]:
+    store = await BatchStore(url).open()
+    try:
+        progress = await store.progress(org, batch)
+        records = [r async for _, r in store.records(org, batch)]
+    finally:
+        await store.aclose()
+    return progress, records
+
+
+def test_a_worker_answers_every_queued_question_once(
+    testweb_env: TestWeb, postgres_db: str, sleuth_home: Path
+) -> None:
+    lines: list[Any] = [*add_questions(testweb_env, 3), add_hanging_question(testweb_env), []]
+
+    async def go() -> tuple[Any, list[Any]]:
+        await prepare_schema(postgres_db)
+        batch, queued = await enqueue(postgres_db, "acme", parsed(lines), {})
+        assert queued == 4  # the bad line is recorded at once, not queued
+        await drain(postgres_db, sleuth_home)
+        return await progress_and_records(postgres_db, "acme", batch)
+
+    progress, records = asyncio.run(go())
+    assert progress.finished and (progress.done, progress.failed) == (3, 2)
+    by_id = {r["id"]: r for r in records}
+    assert [r["line"] for r in records] == [1, 2, 3, 4, 5]
+    assert "1801" in by_id["q1"]["result"]["answer"]
+    assert by_id["stuck"]["error"]["kind"] == "deadline_exceeded"
+    assert by_id["h4"]["error"]["kind"] == "input"
+
+
+def test_quotas_are_metered_per_question_and_a_spent_quota_fails_the_rest(
+    testweb_env: TestWeb, postgres_db: str, sleuth_home: Path
+) -> None:
+    lines = add_questions(testweb_env, 4)
+
+    async def go() -> tuple[Any, list[Any], Any]:
+        await prepare_schema(postgres_db)
+        async with Sleuth(Settings.from_env()) as app:
+            service = SqliteServiceStore(sleuth_home, app.sessions)
+            await service.create_key("acme", ("research",), now=time.time(),
+                                     quotas={"searches": 2})  # fmt: skip
+            batch, _ = await enqueue(postgres_db, "acme", parsed(lines), {})
+            await run_worker(postgres_db, app, service, concurrency=1, wait=False, values=RUN)
+            usage = await service.usage("acme", now=time.time())
+            await service.aclose()
+        progress, records = await progress_and_records(postgres_db, "acme", batch)
+        return progress, records, usage
+
+    progress, records, usage = asyncio.run(go())
+    assert (progress.done, progress.failed) == (2, 2)
+    kinds = sorted(r["error"]["kind"] for r in records if "error" in r)
+    assert kinds == ["quota_exceeded", "quota_exceeded"]
+    assert usage.searches == 2  # one search per answered question, metered once each
+    assert usage.pages_read == sum(r["result"]["usage"]["pages_read"] for r in records
+                                   if "result" in r)  # fmt: skip
+
+
+def test_one_organization_never_sees_another_organizations_batch(postgres_db: str) -> None:
+    async def go() -> tuple[Any, ...]:
+        await prepare_schema(postgres_db)
+        batch, _ = await enqueue(postgres_db, "acme", parsed([{"question": "q"}]), {})
+        store = await BatchStore(postgres_db).open()
+        try:
+            mine = await store.progress("acme", batch)
+            theirs = await store.progress("globex", batch)
+            their_records = [r async for r in store.records("globex", batch)]
+        finally:
+            await store.aclose()
+        return mine, theirs, their_records
+
+    mine, theirs, their_records = asyncio.run(go())
+    assert mine is not None and mine.total == 1 and mine.queued == 1
+    assert theirs is None and their_records == []
