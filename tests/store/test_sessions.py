@@ -184,3 +184,24 @@ def test_stats_totals_and_per_model(store: SessionStore) -> None:
 def test_normalize_tags() -> None:
     assert normalize_tags(" A,#b ,, a ") == ("a", "b")
     assert normalize_tags(["x,y", "Y"]) == ("x", "y")
+
+
+def test_revisions_are_numbered_kept_and_removed_with_their_session(store: SessionStore) -> None:
+    """The web UI's edits of an answer: numbered from 1, in order, removed with their
+    session; the saved result itself never changes."""
+    record = _save(store, result=make_result(answer="A [1]."))
+    assert store.revisions(record.id) == []
+    check = {"checked": 1, "supported": 1, "unsupported": []}
+    assert store.add_revision(record.id, "B [1].", check, "edited") == 1
+    assert store.add_revision(record.id[:20], "C 文 [1].", check, "shorter") == 2
+    got = store.revisions(record.id)
+    assert [(r.number, r.answer, r.note) for r in got] == [
+        (1, "B [1].", "edited"),
+        (2, "C 文 [1].", "shorter"),
+    ]
+    assert got[0].verification == check and store.get(record.id).result.answer == "A [1]."
+    store.rm([record.id])
+    with pytest.raises(UsageError):
+        store.revisions(record.id)
+    with pytest.raises(UsageError):
+        store.add_revision("nope", "x", check, "edited")

@@ -42,6 +42,15 @@ STEPS: tuple[str, ...] = (
         PRIMARY KEY (session_id, tag)
     );
     CREATE INDEX session_tags_tag ON session_tags (tag)""",
+    """CREATE TABLE session_revisions (
+        session_id TEXT COLLATE "C" NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        note TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        verification TEXT NOT NULL,
+        PRIMARY KEY (session_id, number)
+    )""",
 )
 
 

@@ -78,7 +78,7 @@ def security_headers() -> Mapping[str, str]:
     return {
         "Content-Security-Policy": CSP,
         "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
+        "Referrer-Policy": "same-origin",  # "no-referrer" would make a post's Origin "null"
         "Cache-Control": "no-store",
     }
 

@@ -101,7 +101,12 @@ function watch(job) {
       log.scrollTop = log.scrollHeight;
       status.textContent = line[0];
     }
-    if (ev.type === "stage") { source.close(); window.location.assign(ev.url); }
+    if (ev.type === "stage") {
+      source.close();
+      const kept = [...log.children].map((li) => ({ type: li.dataset.type, text: li.textContent, cls: li.className }));
+      try { sessionStorage.setItem("sleuth-last-log", JSON.stringify(kept)); } catch { /* full */ }
+      window.location.assign(ev.url);
+    }
     if (ev.type === "failed" || ev.type === "cancelled") {
       source.close();
       cancel.disabled = true;
@@ -113,6 +118,22 @@ function watch(job) {
     cancel.disabled = true;
     fetch(job.cancel, { method: "POST", headers: { Accept: "application/json" } });
   };
+}
+
+// The progress of the round that just ended, shown on the page it led to.
+function lastLog() {
+  const box = document.getElementById("last-log");
+  let kept = null;
+  try { kept = JSON.parse(sessionStorage.getItem("sleuth-last-log") || "null"); } catch { kept = null; }
+  sessionStorage.removeItem("sleuth-last-log");
+  if (!box || !Array.isArray(kept) || !kept.length) return;
+  const list = box.querySelector("ol");
+  kept.forEach((line) => {
+    const item = el("li", String(line.text), String(line.cls || ""));
+    item.dataset.type = String(line.type);
+    list.append(item);
+  });
+  box.hidden = false;
 }
 
 function jobs() {
@@ -210,6 +231,7 @@ if ("serviceWorker" in navigator && window.isSecureContext) {
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
 }
 autosubmit();
+lastLog();
 planEditor();
 jobs();
 sourcePanel();
