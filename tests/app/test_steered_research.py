@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from sleuth.app.application import Sleuth
+from sleuth.app.steer import Steering
 from sleuth.errors import UsageError
 from sleuth.settings import Settings
 from tests.llm.fake_servers import FakeLLMServer, Received, Reply
@@ -93,3 +94,9 @@ async def test_stages_come_in_order() -> None:
             app.steer_back(state, "done")
         with pytest.raises(UsageError, match="at least one search"):
             app.steer_edit(state, ["  "])
+
+
+def test_a_secret_setting_is_never_saved_with_the_run() -> None:
+    values = {"api_key": "sk-live-123", "search": "none"}
+    saved = Steering(Q, values=values).to_json()
+    assert "sk-live-123" not in json.dumps(saved) and saved["values"] == {"search": "none"}

@@ -14,6 +14,7 @@ import pytest
 from sleuth.errors import UsageError
 from sleuth.store.service import Admitted, Refused, Spent
 from sleuth.store.service_sqlite import SqliteServiceStore
+from sleuth.store.sessions import MIGRATIONS
 
 NOW = 1_790_000_000.0  # a fixed moment; every call is given its time
 
@@ -129,6 +130,6 @@ def test_first_use_by_many_processes_at_once_migrates_once(tmp_path: Path) -> No
     ]
     errors = [p.communicate(timeout=60)[1].decode() for p in procs]
     assert all(p.returncode == 0 for p in procs), errors
-    for name, version in (("service.db", 1), ("sessions.db", 2)):
+    for name, version in (("service.db", 1), ("sessions.db", len(MIGRATIONS))):
         with sqlite3.connect(home / name) as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == version

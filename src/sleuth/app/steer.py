@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..engine import Engine
 from ..errors import UsageError
 from ..events import Event
+from ..settings.table import SETTINGS
 from ..store.codec import result_from_json
 from ..store.records import SessionRecord
 from ..think.vet import vet
@@ -67,7 +68,7 @@ class Steering:
             "plan": list(self.plan),
             "rounds": [list(r) for r in self.rounds],
             "style": self.style,
-            "values": {k: v for k, v in self.values.items() if _jsonable(v)},
+            "values": {k: v for k, v in self.values.items() if _jsonable(v) and not _secret(k)},
         }
 
     @classmethod
@@ -87,6 +88,12 @@ class Steering:
             result=record.result,
             session_id=record.id,
         )
+
+
+def _secret(name: str) -> bool:
+    """A secret setting (an API key) is never saved with the run; the caller gives it again."""
+    found = SETTINGS.get(name)
+    return found is not None and found.secret
 
 
 def _jsonable(value: Any) -> bool:

@@ -1,8 +1,15 @@
-"""`sleuth serve`: the Research API over HTTP. FastAPI and uvicorn (the `server` extra) are
-imported only when it runs, so the rest of the CLI starts as fast without them."""
+"""`sleuth serve`: the Research API and the web UI over HTTP; `sleuth ui`: the same on loopback
+at a free port, opened in the default browser. FastAPI and uvicorn (the `server` extra) are
+imported only when they run, so the rest of the CLI starts as fast without them."""
 
 from __future__ import annotations
 
+import socket
+import sys
+import threading
+import time
+import webbrowser
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -71,12 +78,7 @@ def serve(
     Binds to loopback unless --host says otherwise. With no API keys created it refuses a
     non-loopback host unless --no-auth is given; on loopback it then serves openly.
     """
-    try:
-        from ..server.main import ServeOptions, run
-    except ImportError as exc:
-        raise UsageError(
-            f"sleuth serve needs the server extra ({exc.name} is missing): {install_hint('server')}"
-        ) from None
+    ServeOptions, run = _server("serve")
     options = ServeOptions(
         host, port, workers, no_auth, run_slots, org_runs or None, org_rate or None,
         settings_values(flags),
@@ -84,4 +86,77 @@ def serve(
     run(options)
 
 
-COMMANDS = [serve]
+def _server(command: str) -> tuple[Any, Any]:
+    try:
+        from ..server.main import ServeOptions, run
+    except ImportError as exc:
+        raise UsageError(
+            f"sleuth {command} needs the server extra ({exc.name} is missing): "
+            f"{install_hint('server')}"
+        ) from None
+    return ServeOptions, run
+
+
+UI_EXAMPLES = """
+\b
+Examples:
+  sleuth ui                             # opens http://127.0.0.1:<free port>/ in your browser
+  sleuth ui --no-open --port 8080 --search=wikipedia
+  SLEUTH_ACCESS_PASSWORD=... sleuth ui  # the UI asks for the password
+"""
+
+
+@click.command("ui", epilog=UI_EXAMPLES)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    help="Port on 127.0.0.1 (default: a free one).",
+)
+@click.option("--no-open", is_flag=True, help="Print the address; do not open a browser.")
+@table_options(*ENGINE)
+def ui(port: int, no_open: bool, **flags: Any) -> None:
+    """Open the web UI: research in the browser, served on loopback only.
+
+    Nothing to configure: it listens on 127.0.0.1 at a free port and opens your default
+    browser. With SLEUTH_ACCESS_PASSWORD set, the UI asks for it.
+    """
+    ServeOptions, run = _server("ui")
+    port = port or free_port()
+    url = f"http://127.0.0.1:{port}/"
+    options = ServeOptions("127.0.0.1", port, 1, True, 4, 2, None, settings_values(flags))
+    when_listening(port, lambda: _announce(url, open_browser=not no_open))
+    run(options)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def when_listening(port: int, then: Callable[[], None], timeout_s: float = 60.0) -> None:
+    """Call `then` once something accepts connections on the port (the server is up)."""
+
+    def wait() -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            except OSError:
+                time.sleep(0.1)
+                continue
+            then()
+            return
+
+    threading.Thread(target=wait, name="sleuth-ui-open", daemon=True).start()
+
+
+def _announce(url: str, *, open_browser: bool) -> None:
+    print(f"sleuth: web UI at {url}", file=sys.stderr, flush=True)
+    if open_browser and not webbrowser.open(url):
+        print("sleuth: could not open a browser; open the address above", file=sys.stderr)
+
+
+COMMANDS = [serve, ui]

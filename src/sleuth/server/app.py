@@ -1,6 +1,7 @@
 """The ASGI app: `create_app(config)` wires the application (`Sleuth`), the service store, the
-routes, the error shape, request ids and access logs, metrics, and the interactive docs served
-from the package (Swagger UI from `fastapi-offline`: no CDN, no validator badge)."""
+routes, the web UI at `/` (`ui/`), the error shape, request ids and access logs, metrics, and
+the interactive docs served from the package (Swagger UI from `fastapi-offline`: no CDN, no
+validator badge)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ from .observe import RequestLog
 from .research import Research
 from .routes import graph, kb, lookup, meta, research, webapp
 from .state import State
+from .ui import routes as ui_routes
+from .ui.context import UiContext
+from .ui.gate import PasswordGate
+from .ui.saved import SavedSettings
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
 in code), search and extract, for the organization of the API key (`X-API-Key` or
@@ -53,6 +58,7 @@ def create_app(
             async with serving_mcp():
                 yield
         finally:  # runs still going have lost their clients: cancel them, then close
+            await api.state.ui.aclose()
             await state.live.aclose()
             await state.research.aclose()
             await sleuth.aclose()
@@ -70,10 +76,13 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
+    api.state.ui = UiContext(state, SavedSettings(sleuth.home))
     for module in (meta, research, lookup, kb, webapp, graph):
         api.include_router(module.router)
+    api.include_router(ui_routes.router)  # the web UI at /
     serving_mcp = mcp_http.mount(api, state)
     errors.install(api)
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    api.add_middleware(PasswordGate, password=config.access_password)
     api.add_middleware(RequestLog, metrics=metrics)  # added last: outermost, sees every answer
     return api

@@ -151,3 +151,15 @@ class SessionStats:
                 for name, m in self.by_model.items()
             },
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    """An edited answer of a session: its number (from 1), when, a note on how it was made,
+    the text, and the citation check of that text as JSON."""
+
+    number: int
+    created_at: str
+    note: str
+    answer: str
+    verification: dict[str, Any]

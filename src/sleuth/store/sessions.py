@@ -22,6 +22,7 @@ from ..types import ModelUsage
 from .codec import result_from_json, result_to_json
 from .migrate import Step, enable_wal, migrate
 from .records import (
+    Revision,
     SessionRecord,
     SessionStats,
     SessionSummary,
@@ -68,8 +69,24 @@ def _v2_org(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX sessions_org ON sessions(org, created_at)")
 
 
+def _v3_revisions(conn: sqlite3.Connection) -> None:
+    """Edited versions of a session's answer (the web UI's editor), numbered from 1; the saved
+    result itself is revision 0 and never changes."""
+    conn.execute(
+        """CREATE TABLE session_revisions (
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            number INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            note TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            verification TEXT NOT NULL,  -- JSON, the citation check of this text
+            PRIMARY KEY (session_id, number)
+        )"""
+    )
+
+
 # Append only: a database at user_version N runs MIGRATIONS[N:] on open.
-MIGRATIONS: tuple[Step, ...] = (_v1_tables, _v2_org)
+MIGRATIONS: tuple[Step, ...] = (_v1_tables, _v2_org, _v3_revisions)
 
 _SUMMARY_COLUMNS = (
     "id, created_at, question, source_count, rounds, cost_usd, parent_id, models, org"
@@ -218,6 +235,36 @@ class SessionStore:
             ids = tuple(dict.fromkeys(_resolve(conn, ref) for ref in refs))
             conn.executemany("DELETE FROM sessions WHERE id = ?", [(i,) for i in ids])
         return ids
+
+    def add_revision(self, ref: str, answer: str, verification: dict[str, Any], note: str) -> int:
+        """Save an edited answer as the session's next revision; returns its number."""
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        try:
+            with self._tx() as conn:
+                session_id = _resolve(conn, ref)
+                row = conn.execute(
+                    "SELECT COALESCE(MAX(number), 0) FROM session_revisions WHERE session_id = ?",
+                    (session_id,),
+                ).fetchone()
+                number = int(row[0]) + 1
+                conn.execute(
+                    "INSERT INTO session_revisions VALUES (?, ?, ?, ?, ?, ?)",
+                    (session_id, number, now, note, answer, json.dumps(verification)),
+                )
+        except (ValueError, TypeError) as exc:
+            raise StoreError(f"{WHAT}: cannot store this revision: {exc}") from exc
+        return number
+
+    def revisions(self, ref: str) -> list[Revision]:
+        """The session's revisions, oldest first."""
+        with self._read() as conn:
+            session_id = _resolve(conn, ref)
+            rows = conn.execute(
+                "SELECT number, created_at, note, answer, verification FROM session_revisions"
+                " WHERE session_id = ? ORDER BY number",
+                (session_id,),
+            ).fetchall()
+        return [Revision(n, at, note, answer, json.loads(v)) for n, at, note, answer, v in rows]
 
     def prune(
         self,

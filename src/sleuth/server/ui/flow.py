@@ -1,0 +1,353 @@
+"""The research flow: ask → clarifying questions → the editable plan → rounds watched live
+(with suggestions for another) → the writing request → the checked report, its editor and
+its exports. Each stage is a saved session (`app/steer.py`); `/runs/{id}` opens a run at the
+stage it reached, and going back to a stage saves a new session from there."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sse_starlette import ServerSentEvent
+
+from ...app import revise
+from ...app import steer as steered
+from ...app.steer import STAGES, Steering
+from ...errors import NotFoundError, SleuthError, UsageError
+from ..stream import response, sse
+from .answer import answer_html
+from .context import UiContext, ui_of
+from .jobs import Job, OnEvent
+from .pages import render
+
+router = APIRouter(include_in_schema=False)
+DEPTHS = {"quick": 6, "deep": 15}  # sources kept
+MAX_QUESTION = 2000
+MAX_QUERIES = 12
+EXPORTS = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
+
+
+def _refused(request: Request, ui: UiContext) -> HTMLResponse | None:
+    if ui.enabled:
+        return None
+    t_msg = "This server requires API keys; set SLEUTH_ACCESS_PASSWORD to use the web UI."
+    return render(request, "message.html", status=403, heading="Sleuth", message=t_msg)
+
+
+def _error(request: Request, exc: SleuthError) -> HTMLResponse:
+    status = 404 if isinstance(exc, NotFoundError) else exc.http_status
+    return render(request, "message.html", status=status, heading="Sleuth", message=str(exc))
+
+
+def _state(ui: UiContext, session_id: str) -> Steering:
+    record = ui.record(session_id)
+    state = Steering.from_record(record)
+    return replace(state, values={**ui.values(), **state.values})
+
+
+def _field(form: Any, name: str, limit: int = 500) -> str:
+    value = form.get(name, "")
+    return value.strip()[:limit] if isinstance(value, str) else ""
+
+
+def _many(form: Any, name: str) -> list[str]:
+    return [v for v in form.getlist(name) if isinstance(v, str)][: MAX_QUERIES * 2]
+
+
+@router.get("/", response_class=HTMLResponse)
+async def ask_page(request: Request) -> HTMLResponse:
+    ui = ui_of(request)
+    return _refused(request, ui) or render(request, "ask.html", depths=list(DEPTHS), error=None)
+
+
+@router.post("/runs", response_model=None)
+async def start(request: Request) -> Response:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    form = await request.form()
+    question = _field(form, "question", MAX_QUESTION + 1)
+    depth = _field(form, "depth") or "quick"
+    try:
+        if not question:
+            raise UsageError("type a question first", setting="question")
+        if len(question) > MAX_QUESTION:
+            raise UsageError(f"the question is over {MAX_QUESTION} characters", setting="question")
+        if depth not in DEPTHS:
+            raise UsageError(f"unknown depth {depth!r}", setting="depth")
+        values = {**ui.values(), "max_sources": DEPTHS[depth], **_kb_search(ui, _many(form, "kb"))}
+        state = await ui.state.app.steer(question, **values)
+    except SleuthError as exc:
+        return render(request, "ask.html", status=exc.http_status, depths=list(DEPTHS),
+                      error=str(exc), question=question)  # fmt: skip
+    return RedirectResponse(f"/runs/{state.session_id}", status_code=303)
+
+
+def _kb_search(ui: UiContext, names: list[str]) -> dict[str, str]:
+    """Knowledge bases picked for the run are searched with the usual backend."""
+    picked = [
+        n.strip() for n in names if n.strip() and n.replace("-", "").replace("_", "").isalnum()
+    ]
+    if not picked:
+        return {}
+    base = str(ui.values().get("search") or "duckduckgo")
+    return {"search": "multi:" + ",".join([*(f"kb:{n}" for n in picked), base])}
+
+
+@router.get("/runs/{session_id}", response_class=HTMLResponse)
+async def run_page(request: Request, session_id: str, rev: int | None = None) -> HTMLResponse:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    try:
+        state = _state(ui, session_id)
+    except SleuthError as exc:
+        return _error(request, exc)
+    return render(request, "run.html", run=state, stages=STAGES, **_answer(ui, request, state, rev))
+
+
+def _answer(ui: UiContext, request: Request, state: Steering, rev: int | None) -> dict[str, Any]:
+    if state.stage != "done" or state.result is None or state.session_id is None:
+        return {"answer": None, "revisions": []}
+    from .i18n import translator
+    from .pages import language
+
+    result = state.result
+    revisions = ui.state.app.sessions.revisions(state.session_id)
+    shown = next(
+        (r for r in revisions if r.number == rev),
+        revisions[-1] if revisions and rev is None else None,
+    )
+    text = shown.answer if shown else (result.answer or "")
+    unsupported = (
+        [u["sentence"] for u in shown.verification.get("unsupported", [])]
+        if shown
+        else [u.sentence for u in result.verification.unsupported]
+    )
+    label = translator(language(request))("answer.unsupported")
+    numbers = {s.number for s in result.sources}
+    quotes = {c.number: c.quote for c in result.citations}
+    return {
+        "answer": answer_html(text, numbers, unsupported, label),
+        "revision": shown,
+        "revisions": revisions,
+        "quotes": quotes,
+        "unsupported_count": len(unsupported),
+    }
+
+
+@router.post("/runs/{session_id}/plan", response_model=None)
+async def plan(request: Request, session_id: str) -> Response:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    form = await request.form()
+    try:
+        state = _state(ui, session_id)
+        answers = [a[:500] for a in _many(form, "answer")][: len(state.questions)]
+        planned = await ui.state.app.steer_plan(state, answers)
+    except SleuthError as exc:
+        return _error(request, exc)
+    return RedirectResponse(f"/runs/{planned.session_id}", status_code=303)
+
+
+@router.post("/runs/{session_id}/back", response_model=None)
+async def back(request: Request, session_id: str) -> Response:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    form = await request.form()
+    stage = _field(form, "stage")
+    try:
+        if stage not in STAGES:
+            raise UsageError(f"unknown stage {stage!r}", setting="stage")
+        state = _state(ui, session_id)
+        again = steered.save(ui.state.app, ui.state.app.steer_back(state, stage))
+    except SleuthError as exc:
+        return _error(request, exc)
+    return RedirectResponse(f"/runs/{again.session_id}", status_code=303)
+
+
+@router.post("/runs/{session_id}/explore", response_model=None)
+async def explore(request: Request, session_id: str) -> Response:
+    """Search and read a round: the (edited) plan first, then the person's suggestions."""
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    form = await request.form()
+    try:
+        state = _state(ui, session_id)
+        queries = [q for q in _many(form, "query") if q.strip()][:MAX_QUERIES]
+        if state.stage == "plan" and queries and tuple(queries) != state.plan:
+            state = ui.state.app.steer_edit(state, queries)
+        suggestions = [s for s in _field(form, "suggestions", 2000).splitlines() if s.strip()]
+        suggestions = suggestions[:MAX_QUERIES]
+        if state.stage == "explore" and not suggestions:
+            raise UsageError("another round needs a suggestion to search", setting="suggestions")
+    except SleuthError as exc:
+        return _error(request, exc)
+    app = ui.state.app
+
+    async def work(on_event: OnEvent) -> Steering:
+        return await app.steer_explore(state, suggestions, on_event)
+
+    return await _started(request, ui.jobs.start(work))
+
+
+@router.post("/runs/{session_id}/write", response_model=None)
+async def write(request: Request, session_id: str) -> Response:
+    """The report, written as asked (tone, length, audience)."""
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    form = await request.form()
+    parts = [(k, _field(form, k, 150)) for k in ("tone", "length", "audience")]
+    style = "; ".join(f"{k}: {v}" for k, v in parts if v)
+    try:
+        state = _state(ui, session_id)
+        if not state.sources:
+            raise UsageError("write needs at least one explored round", setting="stage")
+    except SleuthError as exc:
+        return _error(request, exc)
+    app = ui.state.app
+
+    async def work(on_event: OnEvent) -> Steering:
+        return await app.steer_write(state, style, on_event)
+
+    return await _started(request, ui.jobs.start(work))
+
+
+async def _started(request: Request, job: Job) -> Response:
+    """The job to watch (a script asked), or, for a plain form post, its outcome."""
+    if "application/json" in request.headers.get("accept", ""):
+        return JSONResponse({"job": job.id, "events": f"/jobs/{job.id}/events",
+                             "cancel": f"/jobs/{job.id}/cancel"})  # fmt: skip
+    if job.task is not None:
+        await job.task
+    last = job.events[-1] if job.events else {}
+    if last.get("type") == "stage":
+        return RedirectResponse(str(last["url"]), status_code=303)
+    message = str(last.get("error") or "the run was cancelled")
+    return render(request, "message.html", status=400, heading="Sleuth", message=message)
+
+
+@router.get("/jobs/{job_id}/events", response_model=None)
+async def job_events(request: Request, job_id: str) -> Response:
+    job = ui_of(request).jobs.get(job_id)
+    if job is None:
+        return JSONResponse({"error": "no such job"}, status_code=404)
+    start = request.headers.get("last-event-id", "")
+    first = int(start) + 1 if start.isdigit() else 0
+    return response(_framed(job, first))
+
+
+async def _framed(job: Job, first: int) -> AsyncIterator[ServerSentEvent]:
+    async for index, data in job.follow(first):
+        yield sse(str(data.get("type", "event")), data, str(index))
+
+
+@router.post("/jobs/{job_id}/cancel", response_model=None)
+async def cancel(request: Request, job_id: str) -> Response:
+    cancelled = ui_of(request).jobs.cancel(job_id)
+    return JSONResponse({"cancelled": cancelled}, status_code=200 if cancelled else 409)
+
+
+@router.get("/runs/{session_id}/export.{fmt}", response_model=None)
+async def export(request: Request, session_id: str, fmt: str) -> Response:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    if fmt not in EXPORTS:
+        return JSONResponse({"error": f"unknown format {fmt!r}"}, status_code=404)
+    try:
+        record = ui.record(session_id)
+        body = ui.state.app.export(record.id, fmt)
+    except SleuthError as exc:
+        return _error(request, exc)
+    name = f"sleuth-{record.id}.{fmt}"
+    return Response(body, media_type=f"{EXPORTS[fmt]}; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})  # fmt: skip
+
+
+# -- editing ---------------------------------------------------------------------------------
+
+
+@router.get("/runs/{session_id}/edit", response_class=HTMLResponse)
+async def edit_page(request: Request, session_id: str) -> HTMLResponse:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    try:
+        state = _state(ui, session_id)
+        if state.stage != "done" or state.result is None:
+            raise UsageError("only a finished report can be edited", setting="stage")
+        revisions = ui.state.app.sessions.revisions(state.session_id or "")
+    except SleuthError as exc:
+        return _error(request, exc)
+    text = revisions[-1].answer if revisions else (state.result.answer or "")
+    return render(request, "edit.html", run=state, text=text, revisions=revisions,
+                  transforms=list(revise.TRANSFORMS))  # fmt: skip
+
+
+@router.post("/runs/{session_id}/preview", response_model=None)
+async def preview(request: Request, session_id: str) -> Response:
+    """The editor's live preview: the text rendered and checked against the run's sources."""
+    ui = ui_of(request)
+    form = await request.form()
+    try:
+        checked = revise.check(
+            ui.state.app, ui.record(session_id).id, _field(form, "text", revise.MAX_TEXT + 1)
+        )
+    except SleuthError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
+    return JSONResponse(_checked_json(ui, session_id, checked, request))
+
+
+def _checked_json(
+    ui: UiContext, session_id: str, checked: revise.Checked, request: Request
+) -> dict[str, Any]:
+    from .i18n import translator
+    from .pages import language
+
+    record = ui.record(session_id)
+    unsupported = [u.sentence for u in checked.verification.unsupported]
+    label = translator(language(request))("answer.unsupported")
+    html = answer_html(checked.text, {s.number for s in record.result.sources}, unsupported, label)
+    v = checked.verification
+    return {"text": checked.text, "html": html, "checked": v.checked, "supported": v.supported,
+            "unsupported": len(unsupported)}  # fmt: skip
+
+
+@router.post("/runs/{session_id}/revisions", response_model=None)
+async def save_revision(request: Request, session_id: str) -> Response:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    form = await request.form()
+    note = _field(form, "note", 200) or "edited"
+    try:
+        record = ui.record(session_id)
+        number = revise.save_revision(
+            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note
+        )
+    except SleuthError as exc:
+        return _error(request, exc)
+    return RedirectResponse(f"/runs/{record.id}?rev={number}", status_code=303)
+
+
+@router.post("/runs/{session_id}/transform", response_model=None)
+async def transform(request: Request, session_id: str) -> Response:
+    ui = ui_of(request)
+    form = await request.form()
+    try:
+        record = ui.record(session_id)
+        checked = await revise.transform(
+            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1),
+            _field(form, "kind", 20), _field(form, "language", 40), **ui.values(),
+        )  # fmt: skip
+    except SleuthError as exc:
+        return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
+    return JSONResponse(_checked_json(ui, session_id, checked, request))

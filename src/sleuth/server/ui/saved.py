@@ -1,0 +1,74 @@
+"""Settings saved from the UI's Settings page, kept server-side in `$SLEUTH_HOME/ui.json`
+(readable by the owner only). A secret (the model API key) is never sent back to the browser:
+the page shows whether one is set and its last four characters."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import UsageError
+
+FIELDS = ("base_url", "api_key", "model", "plan_model", "search")
+SECRETS = frozenset({"api_key"})
+MAX_VALUE = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    name: str
+    value: str  # "" for a secret
+    secret: bool
+    hint: str  # a secret's last four characters, when set
+
+
+class SavedSettings:
+    def __init__(self, home: Path) -> None:
+        self.path = home / "ui.json"
+
+    def _read(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {k: v for k, v in data.items() if k in FIELDS and isinstance(v, str) and v}
+
+    def values(self) -> dict[str, Any]:
+        """Setting values for a run (the thinking model also reviews)."""
+        data = self._read()
+        if "plan_model" in data:
+            data["critic_model"] = data["plan_model"]
+        return dict(data)
+
+    def shown(self) -> list[Shown]:
+        data = self._read()
+        return [
+            Shown(n, "" if n in SECRETS else data.get(n, ""), n in SECRETS,
+                  f"…{data[n][-4:]}" if n in SECRETS and n in data else "")
+            for n in FIELDS
+        ]  # fmt: skip
+
+    def update(self, form: dict[str, str], clear: set[str]) -> None:
+        """Apply the form: an empty secret field keeps the saved secret; `clear` removes."""
+        data = self._read()
+        for name in FIELDS:
+            value = form.get(name, "").strip()
+            if len(value) > MAX_VALUE:
+                raise UsageError(f"{name} is too long", setting=name)
+            if name in clear or (not value and name not in SECRETS):
+                data.pop(name, None)
+            elif value:
+                data[name] = value
+        if data.get("base_url") and not data["base_url"].startswith(("http://", "https://")):
+            raise UsageError(
+                "the LLM endpoint must be an http:// or https:// URL", setting="base_url"
+            )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out)
+        os.replace(tmp, self.path)
