@@ -36,8 +36,11 @@ def short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def render_svg(graph: KnowledgeGraph, *, links: Links = "anchor", prefix: str = "kg") -> str:
-    """The whole SVG document (also fit to put inline in an HTML page)."""
+def render_svg(
+    graph: KnowledgeGraph, *, links: Links = "anchor", prefix: str = "kg", anchor: str = "cite-"
+) -> str:
+    """The whole SVG document (also fit to put inline in an HTML page); with `links="anchor"`
+    each edge links to `#{anchor}{n}`, the page's element for citation n."""
     box = Box(WIDTH, HEIGHT)
     title = f"Knowledge graph: {graph.question}"
     head = (
@@ -53,7 +56,9 @@ def render_svg(graph: KnowledgeGraph, *, links: Links = "anchor", prefix: str = 
     at = layout(graph, box)
     radius = {e.id: _radius(e) for e in graph.entities}
     parts = [head, _defs(prefix), f'<g class="{prefix}-edges">\n']
-    parts += [_edge(graph, edge, at, radius, links, prefix) for edge in graph.edges]
+    parts += [
+        _edge(graph, edge, at, radius, _href(edge, links, anchor), prefix) for edge in graph.edges
+    ]
     parts.append(f'</g>\n<g class="{prefix}-nodes">\n')
     parts += [_node(entity, at[entity.id], radius[entity.id], prefix) for entity in graph.entities]
     parts.append("</g>\n</svg>\n")
@@ -92,7 +97,7 @@ def _edge(
     edge: Edge,
     at: dict[str, tuple[float, float]],
     radius: dict[str, float],
-    links: Links,
+    href: str,
     prefix: str,
 ) -> str:
     (x1, y1), (x2, y2) = at[edge.source], at[edge.target]
@@ -106,7 +111,7 @@ def _edge(
     mx, my = (x1 + x2) / 2, (y1 + y2) / 2
     line = f'x1="{x1}" y1="{y1}" x2="{x2s}" y2="{y2s}"'
     return (
-        f'<a class="{prefix}-edge" href="{esc(_href(edge, links))}" '
+        f'<a class="{prefix}-edge" href="{esc(href)}" '
         f'data-citations="{" ".join(map(str, edge.citations))}" '
         f'aria-label="{esc(f"{a} {edge.relation} {b}, cited {cites}")}">'
         f"<title>{esc(tip)}</title>"
@@ -118,11 +123,11 @@ def _edge(
     )
 
 
-def _href(edge: Edge, links: Links) -> str:
+def _href(edge: Edge, links: Links, anchor: str) -> str:
     first = edge.evidence[0]
     if links == "source" and _SAFE_URL.match(first.url):
         return first.url
-    return f"#cite-{first.citation}"
+    return f"#{anchor}{first.citation}"
 
 
 def _shorten(x1: float, y1: float, x2: float, y2: float, by: float) -> tuple[float, float]:
