@@ -13,6 +13,7 @@ import math
 import re
 from typing import Literal
 
+from .cooccur import FALLBACK_RELATION
 from .layout import Box, layout
 from .model import Edge, Entity, KnowledgeGraph
 
@@ -20,7 +21,7 @@ Links = Literal["anchor", "source"]
 WIDTH, HEIGHT = 960, 640
 NODE_COLORS = {"name": "#3b6fe0", "date": "#c77700", "quantity": "#23895a"}
 LABEL_CHARS = 28
-RELATION_CHARS = 24
+RELATION_CHARS = 20
 # Characters XML 1.0 does not allow at all (a page's stray control byte would break the file).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _SAFE_URL = re.compile(r"^https?://", re.IGNORECASE)
@@ -106,7 +107,9 @@ def _edge(
     cites = "".join(f"[{n}]" for n in edge.citations)
     first = edge.evidence[0]
     tip = f"{a} — {edge.relation} — {b} {cites}\n[{first.citation}] {first.sentence}"
-    label = f"{short(edge.relation, RELATION_CHARS)} {cites}"
+    # A bare co-occurrence says nothing a label could add; only its citation is written.
+    said = "" if edge.relation == FALLBACK_RELATION else short(edge.relation, RELATION_CHARS) + " "
+    label = f"{said}{cites}"
     arrow = f' marker-end="url(#{prefix}-arrow)"' if edge.directed else ""
     mx, my = (x1 + x2) / 2, (y1 + y2) / 2
     line = f'x1="{x1}" y1="{y1}" x2="{x2s}" y2="{y2s}"'

@@ -83,7 +83,9 @@ def security_headers() -> Mapping[str, str]:
     return {
         "Content-Security-Policy": CSP,
         "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
+        # same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on its
+        # own form posts, which the cross-site check must refuse.
+        "Referrer-Policy": "same-origin",
         "Cache-Control": "no-store",
     }
 
