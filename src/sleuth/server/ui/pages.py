@@ -33,7 +33,12 @@ class NavItem:
     key: str  # i18n key of its label
 
 
-NAV: list[NavItem] = [NavItem("/", "nav.research"), NavItem("/settings", "nav.settings")]
+NAV: list[NavItem] = [
+    NavItem("/", "nav.research"),
+    NavItem("/history", "nav.history"),
+    NavItem("/kb", "nav.kb"),
+    NavItem("/settings", "nav.settings"),
+]
 
 
 @cache
@@ -78,7 +83,9 @@ def security_headers() -> Mapping[str, str]:
     return {
         "Content-Security-Policy": CSP,
         "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
+        # same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on its
+        # own form posts, which the cross-site check must refuse.
+        "Referrer-Policy": "same-origin",
         "Cache-Control": "no-store",
     }
 
