@@ -75,7 +75,7 @@ class Steering:
     def from_record(cls, record: SessionRecord) -> Steering:
         data = record.options.get("steering")
         if not isinstance(data, dict):
-            raise UsageError(f"session {record.id} is not a steered run", setting="session")
+            return cls._finished(record)
         return cls(
             question=str(data.get("question", record.question)),
             stage=data.get("stage", "clarify"),
@@ -85,6 +85,20 @@ class Steering:
             rounds=tuple(tuple(r) for r in data.get("rounds", ())),
             style=str(data.get("style", "")),
             values=dict(data.get("values", {})),
+            result=record.result,
+            session_id=record.id,
+        )
+
+    @classmethod
+    def _finished(cls, record: SessionRecord) -> Steering:
+        """A run that was not steered (the CLI, the API, a re-run) opens at its answer."""
+        if not (record.result.answer or record.result.data is not None):
+            raise UsageError(f"session {record.id} has no answer to show", setting="session")
+        return cls(
+            question=record.question,
+            stage="done",
+            plan=record.plan,
+            rounds=tuple(tuple(r.get("queries", ())) for r in record.rounds),
             result=record.result,
             session_id=record.id,
         )

@@ -49,7 +49,8 @@ CONNECTORS = frozenset("of de van von der du da del di la le &".split())
 # Words that open sentences in capitals without naming anything ("However Example Cloud...").
 OPENERS = frozenset(
     """however although though since unless whereas meanwhile today yesterday tomorrow
-    according thus therefore still yet even despite unlike like please note see""".split()
+    according thus therefore still yet even despite unlike like please note see i'm i’m i've
+    i’ve i'd i’d i'll i’ll thanks thank hi hello yes ok okay dear""".split()
 )
 MONTH_WORDS = frozenset(norm(m) for m in MONTHS.split("|"))
 MAX_NAME_WORDS = 6

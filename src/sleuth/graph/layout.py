@@ -1,7 +1,8 @@
 """A small deterministic force layout (Fruchterman-Reingold) for drawing a graph as SVG.
 
 No randomness: nodes start evenly on a circle in id order and move for a fixed number of
-steps under the same forces, so the same graph always gets the same picture. Positions are
+steps under the same forces (linked nodes attract, all nodes repel, and a weak pull to the
+centre keeps unlinked parts close), so the same graph always gets the same picture. Positions are
 then fitted into the drawing area.
 """
 
@@ -15,6 +16,7 @@ from .model import KnowledgeGraph
 
 STEPS = 160
 EPSILON = 1e-6
+GRAVITY = 0.6  # a pull to the centre, so parts of the graph that are not linked stay near
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,9 @@ def _settle(points: list[list[float]], links: list[tuple[int, int]]) -> list[lis
                 _push(points, moves, i, j, lambda d: k * k / d)
         for i, j in links:
             _push(points, moves, i, j, lambda d: -d * d / k)
+        for point, move in zip(points, moves, strict=True):
+            move[0] -= GRAVITY * k * point[0]
+            move[1] -= GRAVITY * k * point[1]
         heat = 0.1 * (1 - step / STEPS) + 0.002
         for point, move in zip(points, moves, strict=True):
             size = math.hypot(*move) or EPSILON

@@ -13,6 +13,7 @@ import math
 import re
 from typing import Literal
 
+from .cooccur import FALLBACK_RELATION
 from .layout import Box, layout
 from .model import Edge, Entity, KnowledgeGraph
 
@@ -20,7 +21,7 @@ Links = Literal["anchor", "source"]
 WIDTH, HEIGHT = 960, 640
 NODE_COLORS = {"name": "#3b6fe0", "date": "#c77700", "quantity": "#23895a"}
 LABEL_CHARS = 28
-RELATION_CHARS = 24
+RELATION_CHARS = 20
 # Characters XML 1.0 does not allow at all (a page's stray control byte would break the file).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _SAFE_URL = re.compile(r"^https?://", re.IGNORECASE)
@@ -36,8 +37,11 @@ def short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def render_svg(graph: KnowledgeGraph, *, links: Links = "anchor", prefix: str = "kg") -> str:
-    """The whole SVG document (also fit to put inline in an HTML page)."""
+def render_svg(
+    graph: KnowledgeGraph, *, links: Links = "anchor", prefix: str = "kg", anchor: str = "cite-"
+) -> str:
+    """The whole SVG document (also fit to put inline in an HTML page); with `links="anchor"`
+    each edge links to `#{anchor}{n}`, the page's element for citation n."""
     box = Box(WIDTH, HEIGHT)
     title = f"Knowledge graph: {graph.question}"
     head = (
@@ -53,7 +57,9 @@ def render_svg(graph: KnowledgeGraph, *, links: Links = "anchor", prefix: str = 
     at = layout(graph, box)
     radius = {e.id: _radius(e) for e in graph.entities}
     parts = [head, _defs(prefix), f'<g class="{prefix}-edges">\n']
-    parts += [_edge(graph, edge, at, radius, links, prefix) for edge in graph.edges]
+    parts += [
+        _edge(graph, edge, at, radius, _href(edge, links, anchor), prefix) for edge in graph.edges
+    ]
     parts.append(f'</g>\n<g class="{prefix}-nodes">\n')
     parts += [_node(entity, at[entity.id], radius[entity.id], prefix) for entity in graph.entities]
     parts.append("</g>\n</svg>\n")
@@ -92,7 +98,7 @@ def _edge(
     edge: Edge,
     at: dict[str, tuple[float, float]],
     radius: dict[str, float],
-    links: Links,
+    href: str,
     prefix: str,
 ) -> str:
     (x1, y1), (x2, y2) = at[edge.source], at[edge.target]
@@ -101,12 +107,14 @@ def _edge(
     cites = "".join(f"[{n}]" for n in edge.citations)
     first = edge.evidence[0]
     tip = f"{a} — {edge.relation} — {b} {cites}\n[{first.citation}] {first.sentence}"
-    label = f"{short(edge.relation, RELATION_CHARS)} {cites}"
+    # A bare co-occurrence says nothing a label could add; only its citation is written.
+    said = "" if edge.relation == FALLBACK_RELATION else short(edge.relation, RELATION_CHARS) + " "
+    label = f"{said}{cites}"
     arrow = f' marker-end="url(#{prefix}-arrow)"' if edge.directed else ""
     mx, my = (x1 + x2) / 2, (y1 + y2) / 2
     line = f'x1="{x1}" y1="{y1}" x2="{x2s}" y2="{y2s}"'
     return (
-        f'<a class="{prefix}-edge" href="{esc(_href(edge, links))}" '
+        f'<a class="{prefix}-edge" href="{esc(href)}" '
         f'data-citations="{" ".join(map(str, edge.citations))}" '
         f'aria-label="{esc(f"{a} {edge.relation} {b}, cited {cites}")}">'
         f"<title>{esc(tip)}</title>"
@@ -118,11 +126,11 @@ def _edge(
     )
 
 
-def _href(edge: Edge, links: Links) -> str:
+def _href(edge: Edge, links: Links, anchor: str) -> str:
     first = edge.evidence[0]
     if links == "source" and _SAFE_URL.match(first.url):
         return first.url
-    return f"#cite-{first.citation}"
+    return f"#{anchor}{first.citation}"
 
 
 def _shorten(x1: float, y1: float, x2: float, y2: float, by: float) -> tuple[float, float]:

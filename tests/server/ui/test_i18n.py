@@ -29,6 +29,10 @@ BUILT = {
     "tone": ("neutral", "formal", "friendly"),
     "length": ("short", "medium", "long"),
     "settings": FIELDS,
+    "history.done": ("deleted", "tagged"),
+    "kb.done": ("added", "removed"),
+    "diff": ("added", "removed", "same", "skipped"),
+    "graph.method": ("llm", "cooccurrence"),
 }
 
 

@@ -17,6 +17,7 @@ from ...app import revise
 from ...app import steer as steered
 from ...app.steer import STAGES, Steering
 from ...errors import NotFoundError, SleuthError, UsageError
+from ..config import OPEN_ORG
 from ..stream import response, sse
 from .answer import answer_html
 from .context import UiContext, ui_of
@@ -60,7 +61,19 @@ def _many(form: Any, name: str) -> list[str]:
 @router.get("/", response_class=HTMLResponse)
 async def ask_page(request: Request) -> HTMLResponse:
     ui = ui_of(request)
-    return _refused(request, ui) or render(request, "ask.html", depths=list(DEPTHS), error=None)
+    if refused := _refused(request, ui):
+        return refused
+    picked = request.query_params.getlist("kb")
+    return render(request, "ask.html", depths=list(DEPTHS), error=None,
+                  bases=await _bases(ui), picked=picked)  # fmt: skip
+
+
+async def _bases(ui: UiContext) -> list[Any]:
+    """The knowledge bases a run may search (the Ask page's picker); none when unreadable."""
+    try:
+        return await ui.state.app.knowledge.bases(OPEN_ORG)
+    except SleuthError:
+        return []
 
 
 @router.post("/runs", response_model=None)
@@ -82,7 +95,8 @@ async def start(request: Request) -> Response:
         state = await ui.state.app.steer(question, **values)
     except SleuthError as exc:
         return render(request, "ask.html", status=exc.http_status, depths=list(DEPTHS),
-                      error=str(exc), question=question)  # fmt: skip
+                      error=str(exc), question=question, bases=await _bases(ui),
+                      picked=_many(form, "kb"))  # fmt: skip
     return RedirectResponse(f"/runs/{state.session_id}", status_code=303)
 
 

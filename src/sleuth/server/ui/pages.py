@@ -33,7 +33,12 @@ class NavItem:
     key: str  # i18n key of its label
 
 
-NAV: list[NavItem] = [NavItem("/", "nav.research"), NavItem("/settings", "nav.settings")]
+NAV: list[NavItem] = [
+    NavItem("/", "nav.research"),
+    NavItem("/history", "nav.history"),
+    NavItem("/kb", "nav.kb"),
+    NavItem("/settings", "nav.settings"),
+]
 
 
 @cache

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ..state import state_of
-from . import flow, gate, i18n, settings_page
+from . import flow, gate, graph_panel, history, i18n, kb_page, settings_page
 from .pages import THEMES, security_headers
 
 router = APIRouter(include_in_schema=False)
@@ -23,6 +23,8 @@ STATIC_TYPES = {
     "app.css": "text/css; charset=utf-8",
     "app.js": "text/javascript; charset=utf-8",
     "icon.svg": "image/svg+xml",
+    "pages.css": "text/css; charset=utf-8",
+    "pages.js": "text/javascript; charset=utf-8",
 }
 YEAR_S = 365 * 24 * 3600
 
@@ -107,5 +109,8 @@ def _login(request: Request, next_path: str, *, failed: bool, status: int = 200)
     return HTMLResponse(html, status_code=status, headers=security_headers())
 
 
+router.include_router(history.router)  # before flow: /history/diff is not a run id
 router.include_router(flow.router)
+router.include_router(graph_panel.router)
+router.include_router(kb_page.router)
 router.include_router(settings_page.router)

@@ -1,0 +1,242 @@
+"""The History page: past runs listed newest first with full-text search and a tag filter;
+each run opened, tagged, deleted, re-run (a fresh run, then the diff) or continued (another
+round of research from its sources); and the diff of any two runs.
+
+Runs that grew from one another (a stage of a steered run, a re-run, a continuation) are shown
+as one thread under its newest run, the earlier ones folded beneath it. The UI shows the runs
+of the organization `local` and local CLI runs, like every other UI page."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from ...app import steer as steered
+from ...app.steer import Steering
+from ...errors import SleuthError, UsageError
+from ...store.records import SessionSummary, normalize_tags
+from ..config import OPEN_ORG
+from .context import UiContext, ui_of
+from .flow import _error, _refused, _started
+from .jobs import OnEvent
+from .pages import render
+
+router = APIRouter(include_in_schema=False)
+MAX_SHOWN = 100  # threads on one page
+MAX_QUERY = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """A run and the earlier runs it grew from (newest first)."""
+
+    head: SessionSummary
+    earlier: tuple[SessionSummary, ...]
+
+
+def threads(found: Sequence[SessionSummary], everything: Sequence[SessionSummary]) -> list[Thread]:
+    """`found` (newest first) grouped by the first run of their chain of parents; within a
+    thread the newest first, a run before its parent when both are of the same second."""
+    parent = {s.id: s.parent_id for s in everything}
+
+    def chain(session_id: str) -> list[str]:
+        seen = [session_id]
+        while (up := parent.get(seen[-1])) and up in parent and up not in seen:
+            seen.append(up)
+        return seen
+
+    groups: dict[str, list[tuple[int, SessionSummary]]] = {}
+    for summary in found:
+        ancestors = chain(summary.id)
+        groups.setdefault(ancestors[-1], []).append((len(ancestors), summary))
+    out = []
+    for runs in groups.values():
+        ordered = [s for _, s in sorted(runs, key=lambda r: (r[1].created_at, r[0]), reverse=True)]
+        out.append(Thread(ordered[0], tuple(ordered[1:])))
+    return out
+
+
+def _mine(sessions: Sequence[SessionSummary]) -> list[SessionSummary]:
+    return [s for s in sessions if s.org in (None, OPEN_ORG)]
+
+
+@router.get("/history", response_class=HTMLResponse)
+async def history(request: Request, q: str = "", tag: str = "", done: str = "") -> HTMLResponse:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    q, tag = q.strip()[:MAX_QUERY], tag.strip()[:MAX_QUERY]
+    store = ui.state.app.sessions
+    try:
+        everything = _mine(await asyncio.to_thread(store.list))
+        found = everything
+        if q or tag:
+            found = _mine(await asyncio.to_thread(lambda: store.list(tag=tag or None, text=q)))
+    except SleuthError as exc:
+        return _error(request, exc)
+    tags = Counter(t for s in everything for t in s.tags)
+    shown = threads(found, everything)
+    return render(
+        request,
+        "history.html",
+        threads=shown[:MAX_SHOWN],
+        more=max(0, len(shown) - MAX_SHOWN),
+        matched=len(found),
+        total=len(everything),
+        q=q,
+        tag=tag,
+        tags=sorted(tags.items()),
+        done=done if done in DONE else "",
+    )
+
+
+DONE = ("deleted", "tagged")
+
+
+def _back(request: Request, done: str) -> str:
+    """Back to the list the person came from (its search kept), saying what happened."""
+    form_q = request.query_params.get("q", "")
+    form_tag = request.query_params.get("tag", "")
+    from urllib.parse import urlencode
+
+    query = {k: v for k, v in (("q", form_q), ("tag", form_tag), ("done", done)) if v}
+    return "/history?" + urlencode(query)
+
+
+@router.post("/history/{session_id}/tags", response_model=None)
+async def add_tags(request: Request, session_id: str) -> Response:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    form = await request.form()
+    raw = form.get("tags", "")
+    try:
+        tags = normalize_tags(raw[:200] if isinstance(raw, str) else "")
+        if not tags:
+            raise UsageError("type a tag to add", setting="tags")
+        record = ui.record(session_id)
+        await asyncio.to_thread(ui.state.app.sessions.tag, record.id, tags)
+    except SleuthError as exc:
+        return _error(request, exc)
+    return RedirectResponse(_back(request, "tagged"), status_code=303)
+
+
+@router.post("/history/{session_id}/untag", response_model=None)
+async def remove_tag(request: Request, session_id: str) -> Response:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    form = await request.form()
+    tag = form.get("tag", "")
+    try:
+        record = ui.record(session_id)
+        await asyncio.to_thread(
+            ui.state.app.sessions.untag, record.id, tag if isinstance(tag, str) else ""
+        )
+    except SleuthError as exc:
+        return _error(request, exc)
+    return RedirectResponse(_back(request, "tagged"), status_code=303)
+
+
+@router.post("/history/{session_id}/delete", response_model=None)
+async def delete(request: Request, session_id: str) -> Response:
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    try:
+        record = ui.record(session_id)
+        await asyncio.to_thread(ui.state.app.sessions.rm, [record.id])
+    except SleuthError as exc:
+        return _error(request, exc)
+    return RedirectResponse(_back(request, "deleted"), status_code=303)
+
+
+@router.get("/history/diff", response_class=HTMLResponse)
+async def diff(request: Request) -> HTMLResponse:
+    """Two runs side by side: what changed in the metadata, the sources and the answer. The
+    older one is A, whichever order they were picked in."""
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    picked = list(dict.fromkeys(request.query_params.getlist("pick")))
+    try:
+        if len(picked) != 2:
+            raise UsageError("pick exactly two runs to compare", setting="pick")
+        a, b = sorted((ui.record(p) for p in picked), key=lambda r: (r.created_at, r.id))
+        changes = ui.state.app.diff(a.id, b.id)
+    except SleuthError as exc:
+        return _error(request, exc)
+    return render(request, "diff.html", a=a, b=b, diff=changes, lines=_lines(changes.answer_diff))
+
+
+def _lines(diff: Sequence[str]) -> list[tuple[str, str]]:
+    """(kind, text) for each answer-diff line: added, removed, same or skipped."""
+    kinds = {"+": "added", "-": "removed"}
+    return [
+        ("skipped", "…") if line == "…" else (kinds.get(line[:1], "same"), line[2:])
+        for line in diff
+    ]
+
+
+@router.post("/history/{session_id}/rerun", response_model=None)
+async def rerun(request: Request, session_id: str) -> Response:
+    """The question again from scratch, read afresh and saved; the page watches it live."""
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    try:
+        record = ui.record(session_id)
+    except SleuthError as exc:
+        return _error(request, exc)
+    app, values = ui.state.app, _run_values(ui, record.options)
+
+    async def work(on_event: OnEvent) -> Steering:
+        result, _ = await app.rerun(record.id, on_event=on_event, **values)
+        if result.session_id is None:
+            raise UsageError("the re-run was not saved", setting="session")
+        return Steering.from_record(app.sessions.get(result.session_id))
+
+    return await _started(request, ui.jobs.start(work))
+
+
+def _run_values(ui: UiContext, options: dict[str, Any]) -> dict[str, Any]:
+    """The UI's settings, and the past run's depth when it was a deep one."""
+    values = ui.values()
+    if options.get("depth") == "deep":
+        values["deep"] = 2
+    return values
+
+
+@router.post("/history/{session_id}/continue", response_model=None)
+async def continue_run(request: Request, session_id: str) -> Response:
+    """Research on from a past run: a steered run at the explore stage holding its sources,
+    where the person adds suggestions for another round, then asks for the report."""
+    ui = ui_of(request)
+    if refused := _refused(request, ui):
+        return refused
+    try:
+        record = ui.record(session_id)
+        if not record.result.sources:
+            raise UsageError("this run has no sources to continue from", setting="session")
+        state = Steering.from_record(record)
+        state = Steering(
+            question=state.question,
+            stage="explore",
+            questions=state.questions,
+            answers=state.answers,
+            plan=state.plan,
+            rounds=state.rounds or ((state.question,),),
+            values={**ui.values(), **state.values},
+            result=record.result,
+            session_id=record.id,
+        )
+        again = await asyncio.to_thread(steered.save, ui.state.app, state)
+    except SleuthError as exc:
+        return _error(request, exc)
+    return RedirectResponse(f"/runs/{again.session_id}", status_code=303)
