@@ -19,6 +19,7 @@ import pytest
 from sleuth.store import SessionStore
 from tests.faults.harness import run_limited
 from tests.faults.matrix import CASES, MAX_RUNTIME_S, check, child_env, run_case
+from tests.faults.report import write_section
 from tests.testweb.bombs import pdf_bomb
 from tests.testweb.server import TestWeb
 
@@ -148,5 +149,4 @@ def _write(path: Path) -> None:
         *(f"| {' | '.join(row)} |" for row in ROWS),
         "",
     ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines))
+    write_section(path, lines)

@@ -57,8 +57,12 @@ def test_health_readiness_and_metrics(testweb_env: TestWeb) -> None:
             "sleuth_quota_refusals_total 0.0",
             "sleuth_runs_in_flight 0.0",
             'sleuth_run_seconds_count{depth="quick"} 1.0',
+            "sleuth_live_runs 0.0",  # what a burst must leave at zero (tests/faults/test_served)
+            "sleuth_run_tasks 0.0",
         ):
             assert line in text, line
+        tasks = re.search(r"^sleuth_event_loop_tasks (\d+)\.0$", text, re.MULTILINE)
+        assert tasks and int(tasks.group(1)) >= 1  # the scrape's own task at least
     with serving(defaults={"search": "none"}) as served:
         not_ready = httpx.get(f"{served.base}/readyz")
         assert not_ready.status_code == 503 and not_ready.json()["code"] == "NOT_READY"

@@ -15,8 +15,9 @@ import pytest
 
 from sleuth.errors import UsageError
 from sleuth.store.service import Admitted, Refused, ServiceStore, Spent
+from sleuth.store.service_schema import MIGRATIONS as SERVICE_MIGRATIONS
 from sleuth.store.service_sqlite import SqliteServiceStore
-from sleuth.store.sessions import MIGRATIONS
+from sleuth.store.sessions import MIGRATIONS as SESSION_MIGRATIONS
 
 NOW = 1_790_000_000.0  # a fixed moment; every call is given its time
 
@@ -157,6 +158,85 @@ def test_first_use_by_many_processes_at_once_migrates_once(tmp_path: Path) -> No
     ]
     errors = [p.communicate(timeout=60)[1].decode() for p in procs]
     assert all(p.returncode == 0 for p in procs), errors
-    for name, version in (("service.db", 1), ("sessions.db", len(MIGRATIONS))):
+    for name, version in (
+        ("service.db", len(SERVICE_MIGRATIONS)),
+        ("sessions.db", len(SESSION_MIGRATIONS)),
+    ):
         with sqlite3.connect(home / name) as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == version
+
+
+CLAIM_ALL = """
+import asyncio, sys
+from pathlib import Path
+from sleuth.store.service_sqlite import SqliteServiceStore
+
+async def main():
+    store = SqliteServiceStore(Path(sys.argv[1]))
+    now = float(sys.argv[2])
+    await store.admit("acme", now=now, lease_s=600, max_running=1)
+    await store.claim_flight("acme", "fp", store.node, now=now, lease_s=600)
+    await store.claim_key("acme", "key-1", "fp", now=now, lease_s=600)
+    print("claimed", flush=True)
+    await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+def _claiming(home: Path) -> subprocess.Popen[bytes]:
+    """A process holding a run slot, a flight and an Idempotency-Key claim of acme's."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", CLAIM_ALL, str(home), str(NOW)], stdout=subprocess.PIPE
+    )
+    assert child.stdout is not None and child.stdout.readline() == b"claimed\n"
+    return child
+
+
+async def test_a_killed_processes_claims_are_void_at_once(tmp_path: Path) -> None:
+    """A process that dies (kill -9) holding a run slot, a flight and an Idempotency-Key
+    claim: while it lives they hold; once it is dead they are void before their leases end,
+    so a restarted server is not refused by its dead self."""
+    home = tmp_path / "home"
+    child = _claiming(home)
+    store = SqliteServiceStore(home)
+    try:
+        assert isinstance(
+            await store.admit("acme", now=NOW + 1, lease_s=60, max_running=1), Refused
+        )
+        assert not await store.claim_flight("acme", "fp", store.node, now=NOW + 1, lease_s=60)
+        assert (
+            await store.claim_key("acme", "key-1", "fp", now=NOW + 1, lease_s=60)
+        ).state == "running"
+        child.kill()
+        child.wait(timeout=30)
+        assert child.stdout is not None
+        child.stdout.close()
+        assert isinstance(
+            await store.admit("acme", now=NOW + 2, lease_s=60, max_running=1), Admitted
+        )
+        assert await store.claim_flight("acme", "fp", store.node, now=NOW + 2, lease_s=60)
+        assert (
+            await store.claim_key("acme", "key-1", "fp", now=NOW + 2, lease_s=60)
+        ).state == "new"
+    finally:
+        await store.aclose()
+    assert not list((home / "nodes").glob("*.lock"))  # the dead node's file and ours are gone
+
+
+async def test_a_new_node_drops_the_claims_of_nodes_that_died_before_it(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    child = _claiming(home)
+    child.kill()
+    child.wait(timeout=30)
+    assert child.stdout is not None
+    child.stdout.close()
+    store = SqliteServiceStore(home)
+    try:
+        store.node  # noqa: B018  (taking this node's lock sweeps the dead ones)
+        with sqlite3.connect(home / "service.db") as conn:
+            left = [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                    for t in ("reservations", "flights", "idempotency")]  # fmt: skip
+        assert left == [0, 0, 0]
+    finally:
+        await store.aclose()

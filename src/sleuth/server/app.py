@@ -51,6 +51,7 @@ def create_app(
     state = State(
         config, sleuth, store, clock, metrics, Research(sleuth, store, config, clock, metrics)
     )
+    metrics.watch(state.live.running, lambda: state.research.pending() + state.live.pending())
 
     @asynccontextmanager
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:

@@ -192,6 +192,14 @@ class LiveRuns:
         body = json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":"))
         await self.state.store.cache(org, fp, body.encode("utf-8"), now=self.state.clock())
 
+    def running(self) -> int:
+        """Live runs not finished (a metric: zero when idle)."""
+        return len(self._running)
+
+    def pending(self) -> int:
+        """Live-run tasks not done yet (a metric: zero when idle)."""
+        return sum(1 for task in self._tasks if not task.done())
+
     async def aclose(self) -> None:
         """Cancel runs still going (the server is stopping)."""
         tasks = [t for t in self._tasks if not t.done()]

@@ -1,8 +1,13 @@
 """Prometheus metrics, one registry per app (two apps in one process, as in the tests, never
 share counters): runs by depth and outcome, run duration, cache hits, quota refusals, runs in
-flight, and responses by route and status."""
+flight, responses by route and status, and what is still alive (live runs, run tasks, event-loop
+tasks): after a burst these come back to their idle values, or something leaked."""
 
 from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -37,6 +42,27 @@ class Metrics:
             ["route", "status"],
             registry=r,
         )
+        self.live_runs = Gauge(
+            "sleuth_live_runs", "Runs followed by streams (SSE, MCP) and not finished", registry=r
+        )
+        self.run_tasks = Gauge(
+            "sleuth_run_tasks",
+            "Background tasks of runs (shared research, live runs) not done",
+            registry=r,
+        )
+        self.loop_tasks = Gauge(
+            "sleuth_event_loop_tasks",
+            "asyncio tasks alive in the event loop serving this scrape, the scrape's own included",
+            registry=r,
+        )
+
+    def watch(self, live_runs: Callable[[], int], run_tasks: Callable[[], int]) -> None:
+        """Read the live-run and run-task counts at each scrape."""
+        self.live_runs.set_function(live_runs)
+        self.run_tasks.set_function(run_tasks)
 
     def exposition(self) -> bytes:
+        """The text format, with the event loop's task count taken now (when called on it)."""
+        with contextlib.suppress(RuntimeError):  # no running loop here: keep the last count
+            self.loop_tasks.set(len(asyncio.all_tasks()))
         return generate_latest(self.registry)

@@ -14,7 +14,6 @@ import asyncio
 import hashlib
 import json
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
@@ -75,7 +74,7 @@ class Research:
     ) -> None:
         self.app, self.store, self.config = app, store, config
         self.clock, self.metrics = clock, metrics
-        self.node = uuid.uuid4().hex
+        self.node = store.node  # owns this process's flight claims (void when it dies)
         self.running = 0
         self._flights: dict[tuple[str, str], asyncio.Task[tuple[bytes, bool]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -227,6 +226,10 @@ class Research:
             self.metrics.runs.labels(depth, outcome).inc()
         tally.searches, tally.pages = result.usage.searches, result.usage.pages_read
         return result.to_json()
+
+    def pending(self) -> int:
+        """Shared-run tasks not done yet (a metric: zero when idle)."""
+        return sum(1 for task in self._tasks if not task.done())
 
     async def aclose(self) -> None:
         """Cancel runs still going (their clients are gone: the server is stopping)."""

@@ -114,6 +114,12 @@ class ServiceStore(Protocol):
     @property
     def sessions(self) -> SessionStore: ...
 
+    @property
+    def node(self) -> str:
+        """This process's id as the owner of the claims it makes (run reservations, flights,
+        Idempotency-Keys being answered); when the process dies, its claims are void."""
+        ...
+
     async def ping(self) -> None:
         """Raise when the storage cannot be reached (readiness)."""
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -93,6 +94,9 @@ class PgServiceStore:
         from .schemas import KNOWN
 
         self.url = url
+        # This process as the owner of its claims: on PostgreSQL a claim is a lease the owner
+        # renews, so a dead process's claims lapse with their leases.
+        self.node = uuid.uuid4().hex
         with postgres.connection(url) as conn:  # the server's whole database, not only ours
             for component, steps in KNOWN.items():
                 postgres.migrate(conn, component, steps, url)

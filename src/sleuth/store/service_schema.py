@@ -37,7 +37,15 @@ def v1(conn: sqlite3.Connection) -> None:
         conn.execute(sql)
 
 
-MIGRATIONS = (v1,)
+def v2_owners(conn: sqlite3.Connection) -> None:
+    """Reservations and Idempotency-Key claims name the node that made them (flights always
+    did), so a dead node's claims can be dropped at once (`nodes.py`)."""
+    conn.execute("ALTER TABLE reservations ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
+    conn.execute("ALTER TABLE idempotency ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
+
+
+MIGRATIONS = (v1, v2_owners)
+CLAIMS = ("reservations", "flights", "idempotency")  # tables whose rows a node owns
 
 
 def moment(now: float) -> datetime:

@@ -26,6 +26,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from ..disk.sqlite import refusing
 from ..errors import StoreError
 from .migrate import enable_wal, migrate, user_version
+from .nodes import NodeLock, dead_nodes, forget, is_dead
 from .service import (
     Admission,
     Admitted,
@@ -40,7 +41,15 @@ from .service import (
     hash_secret,
     new_secret,
 )
-from .service_schema import MIGRATIONS, key_row, moment, month_used, org_row, over_quota
+from .service_schema import (
+    CLAIMS,
+    MIGRATIONS,
+    key_row,
+    moment,
+    month_used,
+    org_row,
+    over_quota,
+)
 from .sessions import SessionStore
 
 P = ParamSpec("P")
@@ -93,6 +102,9 @@ class SqliteServiceStore:
     def __init__(self, home: Path, sessions: SessionStore | None = None) -> None:
         home.mkdir(parents=True, exist_ok=True)
         self.path = home / "service.db"
+        self._nodes = home / "nodes"
+        self._node: NodeLock | None = None
+        self._node_made = threading.Lock()
         self._sessions = sessions or SessionStore(home / "sessions.db")
         self._local = threading.local()
         self._writing = threading.Lock()
@@ -107,6 +119,31 @@ class SqliteServiceStore:
     @property
     def sessions(self) -> SessionStore:
         return self._sessions
+
+    @property
+    def node(self) -> str:
+        """This store's node id, the owner of every claim it makes. Its lock is taken on
+        first use (a `sleuth keys` command never takes one), and dead nodes' claims found
+        then are dropped."""
+        with self._node_made:
+            if self._node is None:
+                self._node = NodeLock(self._nodes)
+                gone = dead_nodes(self._nodes)
+                with self._tx() as conn:
+                    _drop_claims(conn, gone)
+                forget(self._nodes, gone)
+            return self._node.id
+
+    def _void_dead_claims(self, conn: sqlite3.Connection, table: str, where: str,
+                          args: tuple[Any, ...]) -> None:  # fmt: skip
+        """Inside a write transaction: drop the claims of dead nodes among the owners of the
+        rows of `table` matching `where` (others' claims keep their leases)."""
+        query = f"SELECT DISTINCT owner FROM {table} WHERE {where}"
+        owners = {row[0] for row in conn.execute(query, args)} - {self.node}
+        gone = [owner for owner in owners if is_dead(self._nodes, owner)]
+        if gone:
+            _drop_claims(conn, gone)
+            forget(self._nodes, gone)
 
     def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
@@ -142,6 +179,9 @@ class SqliteServiceStore:
 
     async def aclose(self) -> None:
         self._writer.shutdown(wait=True)
+        with self._node_made:
+            if self._node is not None:
+                self._node.close()
 
     @reading
     def ping(self) -> None:
@@ -226,8 +266,10 @@ class SqliteServiceStore:
 
     @writing
     def admit(self, org: str, *, now: float, lease_s: float, max_running: int | None) -> Admission:
+        owner = self.node
         with self._tx() as conn:
             conn.execute("DELETE FROM reservations WHERE expires_at <= ?", (now,))
+            self._void_dead_claims(conn, "reservations", "org = ?", (org,))
             (running,) = conn.execute(
                 "SELECT count(*) FROM reservations WHERE org = ?", (org,)
             ).fetchone()
@@ -238,7 +280,8 @@ class SqliteServiceStore:
                 return refused
             reservation = secrets.token_hex(8)
             conn.execute(
-                "INSERT INTO reservations VALUES (?, ?, ?)", (reservation, org, now + lease_s)
+                "INSERT INTO reservations (id, org, expires_at, owner) VALUES (?, ?, ?, ?)",
+                (reservation, org, now + lease_s, owner),
             )
         return Admitted(reservation)
 
@@ -310,19 +353,23 @@ class SqliteServiceStore:
     def claim_key(
         self, org: str, key: str, fingerprint: str, *, now: float, lease_s: float
     ) -> Idempotency:
+        owner = self.node
         with self._tx() as conn:
             conn.execute(
                 "DELETE FROM idempotency WHERE org = ? AND key = ? AND expires_at <= ?",
                 (org, key, now),
             )
+            self._void_dead_claims(conn, "idempotency", "org = ? AND key = ? AND done = 0",
+                                   (org, key))  # fmt: skip
             row = conn.execute(
                 "SELECT fingerprint, done, status, body FROM idempotency WHERE org = ? AND key = ?",
                 (org, key),
             ).fetchone()
             if row is None:
                 conn.execute(
-                    "INSERT INTO idempotency VALUES (?, ?, ?, 0, 0, NULL, ?)",
-                    (org, key, fingerprint, now + lease_s),
+                    "INSERT INTO idempotency (org, key, fingerprint, done, status, body,"
+                    " expires_at, owner) VALUES (?, ?, ?, 0, 0, NULL, ?, ?)",
+                    (org, key, fingerprint, now + lease_s, owner),
                 )
                 return Idempotency("new")
         if row[0] != fingerprint:
@@ -374,7 +421,10 @@ class SqliteServiceStore:
     def claim_flight(
         self, org: str, fingerprint: str, owner: str, *, now: float, lease_s: float
     ) -> bool:
+        self.node  # noqa: B018  (this process's lock is taken before it claims anything)
         with self._tx() as conn:
+            args = (org, fingerprint)
+            self._void_dead_claims(conn, "flights", "org = ? AND fingerprint = ?", args)
             row = conn.execute(
                 "SELECT owner, expires_at FROM flights WHERE org = ? AND fingerprint = ?",
                 (org, fingerprint),
@@ -395,3 +445,13 @@ class SqliteServiceStore:
                 "DELETE FROM flights WHERE org = ? AND fingerprint = ? AND owner = ?",
                 (org, fingerprint, owner),
             )
+
+
+def _drop_claims(conn: sqlite3.Connection, owners: list[str]) -> None:
+    """Every claim of these (dead) nodes, in the transaction `conn` is in."""
+    if not owners:
+        return
+    marks = ", ".join("?" * len(owners))
+    for table in CLAIMS:
+        done = " AND done = 0" if table == "idempotency" else ""
+        conn.execute(f"DELETE FROM {table} WHERE owner IN ({marks}){done}", owners)

@@ -24,7 +24,7 @@ _MEANING = {
     503: "SERVER_BUSY (every run slot taken; Retry-After) or LLM_NOT_CONFIGURED.",
     504: "RUN_TIMEOUT: the run reached its time limit; `queries` lists what it searched.",
 }
-READ_ERRORS = (401, 404, 429, 500)
+READ_ERRORS = (400, 401, 404, 429, 500)  # 400: a query parameter out of range
 POST_ERRORS = (400, 401, 402, 403, 404, 409, 413, 422, 429, 500, 502, 503, 504)
 
 

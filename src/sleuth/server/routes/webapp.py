@@ -52,7 +52,7 @@ BODY_SCHEMA = {"content": {"application/json": {"schema": WebAppConfig.model_jso
     "/api/sse",
     summary="Deep research as server-sent events (the research web-app's SSE API)",
     tags=["sse"],
-    responses={**STREAM, **documented(401, 403)},
+    responses={**STREAM, **documented(400, 401, 403)},  # 400: a body that is not JSON
     openapi_extra={"requestBody": BODY_SCHEMA},
 )
 async def sse_post(
