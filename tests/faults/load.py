@@ -73,6 +73,16 @@ class Clients:
                     self.hits.append(await action(self, http, rng))
             for bad in BAD:
                 self.hits.append(await self._call(bad, http, rng))
+            self.hits.append(await self.leave(http, rng))
+
+    async def leave(self, http: httpx.AsyncClient, rng: random.Random) -> Hit:
+        """A fresh research stream left after its first event: with the slots free, the path a
+        burst exercises only by chance on a loaded machine is exercised every time."""
+        org, key = self._org(rng)
+        body = {"query": rng.choice(QUESTIONS), "no_cache": True}
+        headers = {"X-API-Key": key, "Accept": "text/event-stream"}
+        url = RESEARCH.format(org=org)
+        return await _timed("stream", "post", RESEARCH, org, _events(http, url, body, headers, 1))
 
     def _http(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(base_url=self.base, timeout=REQUEST_TIMEOUT_S)

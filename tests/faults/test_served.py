@@ -117,7 +117,8 @@ def test_a_burst_of_clients_leaves_nothing_behind(
     answered = [h for h in clients.hits if h.session_id is not None]
     assert all(h.session_id for h in answered), "a research answer named no saved session"
     assert answered and not {h.session_id for h in answered} - saved, "an answered run is not saved"
-    assert any(h.kind == "stream" and h.note == "left" for h in hits)  # streams were left midway
+    # Streams were left midway (one in the warm-up each time; a burst's by chance).
+    assert any(h.kind == "stream" and h.note == "left" for h in clients.hits)
     ROWS.extend(_figures(size, hits, elapsed, idle_rss, before, after, peaks, answered, saved))
 
 
