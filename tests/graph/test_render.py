@@ -48,6 +48,18 @@ def test_the_svg_is_well_formed_and_every_edge_links_to_its_citation() -> None:
     assert render_graph(graph, "svg") == svg  # the layout has no randomness
 
 
+def test_the_svg_is_a_group_of_links_each_named_from_its_visible_label() -> None:
+    """What axe-core checks in the browser: links inside role="img" are hidden from assistive
+    technology (nested-interactive), and a link's name starts with the text it shows
+    (label-content-name-mismatch)."""
+    graph = cooccurrence_graph(result(source(1, CLOUD), source(2, RIVAL)))
+    root = parsed(render_graph(graph, "svg"))
+    assert root.get("role") == "group"
+    for link in root.iter(f"{SVG}a"):
+        shown = link.findtext(f"{SVG}text", "")
+        assert shown and link.get("aria-label", "").startswith(f"{shown}: ")
+
+
 def test_nodes_stay_inside_the_picture() -> None:
     graph = cooccurrence_graph(result(source(1, CLOUD), source(2, RIVAL)))
     root = parsed(render_graph(graph, "svg"))

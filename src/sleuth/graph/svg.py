@@ -44,9 +44,10 @@ def render_svg(
     each edge links to `#{anchor}{n}`, the page's element for citation n."""
     box = Box(WIDTH, HEIGHT)
     title = f"Knowledge graph: {graph.question}"
+    # role="group", not "img": an image's children are presentational, and the edges are links.
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" role="img" class="{prefix}-graph" '
+        f'width="{WIDTH}" height="{HEIGHT}" role="group" class="{prefix}-graph" '
         f'aria-labelledby="{prefix}-title {prefix}-desc" '
         'font-family="system-ui, sans-serif" font-size="13">\n'
         f'<title id="{prefix}-title">{esc(title)}</title>\n'
@@ -116,7 +117,7 @@ def _edge(
     return (
         f'<a class="{prefix}-edge" href="{esc(href)}" '
         f'data-citations="{" ".join(map(str, edge.citations))}" '
-        f'aria-label="{esc(f"{a} {edge.relation} {b}, cited {cites}")}">'
+        f'aria-label="{esc(f"{label}: {a} {edge.relation} {b}")}">'
         f"<title>{esc(tip)}</title>"
         f'<line {line} stroke="currentColor" stroke-opacity="0.5" stroke-width="1.6"{arrow}/>'
         f'<line {line} stroke="transparent" stroke-width="14" pointer-events="stroke"/>'
