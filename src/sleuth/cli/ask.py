@@ -6,7 +6,18 @@ from typing import Any
 
 import click
 
-from .options import CHECKS, DEPTH, LLM, MODELS, OUTPUT, READING, SEARCH, SESSION, table_options
+from .options import (
+    CHECKS,
+    DEPTH,
+    LLM,
+    MODELS,
+    OUTPUT,
+    READING,
+    SEARCH,
+    SESSION,
+    option,
+    table_options,
+)
 from .options import settings_values as settings_values
 from .runner import Output, research
 
@@ -15,6 +26,7 @@ EXAMPLES = """
 Examples:
   sleuth "how long does Example Cloud keep audit logs?"
   sleuth ask "what changed in Python 3.13?" --json --out=answer.json
+  sleuth ask -i "which vector database suits a small team?"
   sleuth ask "what does our policy say about refunds?" --search=none --include=docs/
   sleuth ask "latest CPython release" --since=30d --search=multi:duckduckgo,news
   SLEUTH_SEARXNG_URL=http://127.0.0.1:8888 sleuth ask "Q" --search=searxng --verbose
@@ -26,7 +38,14 @@ RUN_SETTINGS = (*OUTPUT, *SEARCH, *READING, *LLM, *MODELS, *DEPTH, *SESSION, *CH
 @click.command(epilog=EXAMPLES)
 @click.argument("question", nargs=-1, required=True)
 @table_options(*RUN_SETTINGS)
-def ask(question: tuple[str, ...], **flags: Any) -> None:
+@option(
+    "--interactive",
+    "-i",
+    is_flag=True,
+    help="Steer the run: answer clarifying questions, edit the plan, add rounds, ask for a "
+    "tone, length and audience (prompts on stderr; each stage saved).",
+)
+def ask(question: tuple[str, ...], interactive: bool, **flags: Any) -> None:
     """Research QUESTION and print an answer in which every claim cites a source it read.
 
     Progress goes to stderr; the answer (or --json) to stdout. Exit codes: 0 ok, 1 error,
@@ -34,6 +53,11 @@ def ask(question: tuple[str, ...], **flags: Any) -> None:
     """
     text, values = " ".join(question), settings_values(flags)
     output = Output.of(flags, text)
+    if interactive:
+        from .interactive import steer_in_terminal
+
+        steer_in_terminal(text, values, output)
+        return
     research(lambda app, on_event: app.ask(text, on_event=on_event, **values), output)
 
 

@@ -65,10 +65,14 @@ def with_app(use: Callable[[Any], Awaitable[T]], settings: Settings | None = Non
 
 
 def research(
-    start: Callable[[Any, Callable[[Event], None]], Awaitable[Result]], output: Output
+    start: Callable[[Any, Callable[[Event], None]], Awaitable[Result]],
+    output: Output,
+    live: bool | None = None,
 ) -> Result:
-    """Run `start(app, on_event)` with progress on stderr, then print the result."""
-    progress = Progress(verbose=output.verbose, drafts=sys.stdout if output.drafts else None)
+    """Run `start(app, on_event)` with progress on stderr, then print the result (`live=False`
+    when `start` prompts: no status line to overwrite the prompt)."""
+    drafts = sys.stdout if output.drafts else None
+    progress = Progress(verbose=output.verbose, live=live, drafts=drafts)
     meter_line: list[str] = []
     later: list[Notice] = []
 

@@ -11,6 +11,7 @@ are produced (ctypes releases the GIL during the C calls).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import importlib.util
 import os
@@ -73,6 +74,8 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
         if loaded is None:
             import llama_cpp  # loads the compiled library: only when a local call is made
 
+            if not _models:
+                atexit.register(_close_all)
             try:
                 llm = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False
@@ -81,6 +84,15 @@ def _load(path: Path, n_ctx: int, n_threads: int) -> _Loaded:
                 raise LLMError(f"cannot load the local model {path}: {exc}") from exc
             loaded = _models[(path, n_ctx, n_threads)] = _Loaded(llm, threading.Lock())
         return loaded
+
+
+def _close_all() -> None:
+    """Free the loaded models at exit, while llama_cpp's module is whole: left to the
+    interpreter's shutdown, `Llama.__del__` finds its globals gone and prints a traceback."""
+    with _models_lock:
+        for loaded in _models.values():
+            loaded.llm.close()
+        _models.clear()
 
 
 class LocalChat(ProviderChat):
