@@ -109,9 +109,13 @@ class Browsing:
     requests: list[str] = field(default_factory=list)
     taken: list[Path] = field(default_factory=list)
 
-    def shot(self, name: str) -> Path:
+    def shot(self, name: str, element: str | None = None) -> Path:
+        """The whole page (or only the element matching `element`) saved as `name`.png."""
         path = self.shots / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        if element is None:
+            self.page.screenshot(path=str(path), full_page=True)
+        else:
+            self.page.locator(element).screenshot(path=str(path))
         self.taken.append(path)
         if SHOTS_DIR:
             Path(SHOTS_DIR).mkdir(parents=True, exist_ok=True)
