@@ -7,7 +7,7 @@ comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 QUESTION ?= How does Sleuth check that a citation is supported by its source?
 
-.PHONY: setup demo test lint format bench docs clean soak
+.PHONY: setup demo test lint format bench docs clean soak screenshots
 
 setup: $(STAMP)
 
@@ -27,6 +27,12 @@ test: setup
 ## Long fault-matrix and concurrency runs (minutes); figures to bench/results/<date>-soak.md
 soak: setup
 	SLEUTH_SOAK_REPORT=bench/results/$$(date +%F)-soak.md $(BIN)/python -m pytest -q -m soak tests/faults
+
+## Refresh docs/screenshots/ (the README's pictures) from the browser tests, in Debian's Chromium.
+screenshots:
+	$(MAKE) setup EXTRAS=$(if $(findstring browser,$(EXTRAS)),$(EXTRAS),$(EXTRAS)$(comma)browser)
+	SLEUTH_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q \
+	  tests/server/ui/test_browser_flow.py tests/server/ui/test_browser_pages.py
 
 lint: setup
 	$(BIN)/ruff check src tests bench
