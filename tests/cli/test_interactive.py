@@ -14,24 +14,13 @@ import pytest
 from sleuth.app.application import Sleuth
 from sleuth.app.steer import Steering
 from sleuth.settings import Settings
+from tests.app.test_steered_research import Q, steering_model
 from tests.cli.helpers import run
-from tests.llm.fake_servers import FakeLLMServer, Received, Reply
+from tests.llm.fake_servers import FakeLLMServer
 from tests.testweb.server import TestWeb
 
-Q = "How long does Example Cloud keep audit logs by default?"
-ASKED = ("Which region do you mean?", "Which plan tier?")
-PLANNED = ("Example Cloud audit log retention EU", "audit logs")
-
-
-def steering_model(request: Received) -> Reply:
-    prompt = " ".join(str(m.get("content", "")) for m in request.body["messages"])
-    if "clarifying" in prompt or "sharpen a research question" in prompt:
-        return Reply(chunks=[json.dumps(list(ASKED))])
-    if "plan web searches" in prompt:
-        return Reply(chunks=[json.dumps(list(PLANNED))])
-    style = re.search(r"The reader asks for this style: (.+)", prompt)
-    said = style.group(1).strip() if style else "no style"
-    return Reply(chunks=[f"Audit logs are kept for 90 days by default [1]. ({said})"])
+ASKED = ("Which region do you mean?", "Which plan tier?")  # what steering_model asks
+PLANNED = ("Example Cloud audit log retention EU", "audit logs")  # and plans
 
 
 @pytest.fixture
