@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sleuth.evaluate.report import RATE_ROWS, summary_lines
@@ -106,3 +106,136 @@ def goal(
     sign = "≤" if at_most else "≥"
     met = None if measured is None else (measured <= target if at_most else measured >= target)
     return Goal(name, f"{sign} {target:g}{unit}", measured, met, unit)
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleRow:
+    """One configuration of a scaling measurement: `processes` answering the same questions."""
+
+    processes: int
+    questions: int
+    seconds: float  # the first question queued (or sent) to the last one answered
+    failed: int = 0
+    run_ms: Sequence[float] = ()  # each question's own wall time
+    cpu_s: float | None = None  # the processes' CPU time (user + system) during the load
+    retried: int = 0  # 503 SERVER_BUSY answers retried after Retry-After (the service)
+    note: str = ""  # how this row differs from the others (its concurrency)
+
+    @property
+    def per_min(self) -> float:
+        return 60 * self.questions / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def cores_busy(self) -> float | None:
+        return None if self.cpu_s is None or self.seconds <= 0 else self.cpu_s / self.seconds
+
+
+def ratios(rows: Sequence[ScaleRow]) -> list[float | None]:
+    """Each row's throughput as a ratio to the first row's (one process)."""
+    base = rows[0].per_min if rows else 0.0
+    return [r.per_min / base if base > 0 else None for r in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class Overhead:
+    """The same fresh runs on a SQLite and a PostgreSQL server, paired question by question."""
+
+    sqlite_ms: Sequence[float]
+    postgres_ms: Sequence[float]
+
+    def medians(self) -> tuple[float | None, float | None]:
+        return p(self.sqlite_ms, 50), p(self.postgres_ms, 50)
+
+    def paired_ms(self) -> list[float]:
+        """PostgreSQL minus SQLite for each question."""
+        return [b - a for a, b in zip(self.sqlite_ms, self.postgres_ms, strict=True)]
+
+
+@dataclass(frozen=True, slots=True)
+class Scaling:
+    workers: Sequence[ScaleRow]
+    replicas: Sequence[ScaleRow]
+    overhead: Overhead | None
+    setup: Sequence[str]  # one line each: the web, the processes, the database, the balancer
+    skipped: str | None = None  # why nothing was measured (no PostgreSQL...)
+
+
+def scaling_section(figures: Scaling) -> str:
+    if figures.skipped:
+        return f"Not measured: {figures.skipped}.\n"
+    parts = ["".join(f"- {line}\n" for line in figures.setup)]
+    parts.append(
+        "A batch on the queue: `sleuth worker` processes answering one queued batch (median "
+        "run: each result's `usage.duration_ms`).\n"
+    )
+    parts.append(_scale_table(figures.workers, "workers", "workers' CPU, cores busy", _cores))
+    parts.append(
+        "The service: fresh quick runs (`no_cache`) through `sleuth serve` replicas (median "
+        "run: each request's latency at the client, retries included).\n"
+    )
+    parts.append(
+        _scale_table(
+            figures.replicas, "replicas", "replicas' CPU, cores busy / 503s retried", _retried
+        )
+    )
+    if figures.overhead is not None:
+        parts.append(overhead_lines(figures.overhead))
+    return "\n".join(parts)
+
+
+def _scale_table(
+    rows: Sequence[ScaleRow], what: str, extra: str, cell: Callable[[ScaleRow], str]
+) -> str:
+    lines = [
+        f"| {what} | questions | wall s | questions/min | ratio to 1 | median run s | "
+        f"failed | {extra} |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row, ratio in zip(rows, ratios(rows), strict=True):
+        cells = [
+            f"{row.processes} ({row.note})" if row.note else str(row.processes),
+            str(row.questions),
+            f"{row.seconds:.1f}",
+            f"{row.per_min:.1f}",
+            _fixed(ratio),
+            _fixed(None if (m := p(row.run_ms, 50)) is None else m / 1000),
+            str(row.failed),
+            cell(row),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _fixed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _cores(row: ScaleRow) -> str:
+    return _fixed(row.cores_busy)
+
+
+def _retried(row: ScaleRow) -> str:
+    return f"{_cores(row)} / {row.retried}"
+
+
+def overhead_lines(overhead: Overhead) -> str:
+    """The PostgreSQL backend's per-run overhead against SQLite's: medians and difference."""
+    lite, pg = overhead.medians()
+    paired = p(overhead.paired_ms(), 50)
+    if lite is None or pg is None or paired is None:
+        return "PostgreSQL against SQLite: no runs.\n"
+    return (
+        "PostgreSQL against SQLite, one `sleuth serve` each, the same fresh quick runs one at "
+        "a time, alternating which server goes first:\n\n"
+        "| backend | runs | median per-run wall ms | p90 ms |\n| --- | ---: | ---: | ---: |\n"
+        f"| SQLite | {len(overhead.sqlite_ms)} | {lite:.0f} | {_p90(overhead.sqlite_ms)} |\n"
+        f"| PostgreSQL | {len(overhead.postgres_ms)} | {pg:.0f} | "
+        f"{_p90(overhead.postgres_ms)} |\n\n"
+        f"- difference of the medians: {pg - lite:+.0f} ms ({(pg - lite) / lite:+.1%}); "
+        f"median of the paired differences: {paired:+.0f} ms\n"
+    )
+
+
+def _p90(values: Sequence[float]) -> str:
+    value = p(values, 90)
+    return "n/a" if value is None else f"{value:.0f}"

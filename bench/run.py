@@ -1,9 +1,10 @@
-"""`python -m bench.run [--sample N] [--seed S] [--out DIR]`: Sleuth's report card.
+"""`python -m bench.run [--sample N] [--seed S] [--out DIR] [--only scaling]`: Sleuth's report card.
 
 Serves `../shared/bench` with `../shared/tools/offline_web.py` (three servers: plain, 200 ms
 per page, 30% of pages hanging), runs every arm over a per-dataset sample of the questions,
-measures speed, and writes `bench/results/<date>-<version>.md` (+ `.json`). Figures only: a
-bench never fails on a number.
+measures speed and how more processes scale on PostgreSQL (`bench/scaling.py`), and writes
+`bench/results/<date>-<version>.md` (+ `.json`); `--only scaling` measures that section alone
+into `<date>-scaling.md`. Figures only: a bench never fails on a number.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from sleuth.evaluate.runner import SleuthArm, proxy_environment, run_arm
 from sleuth.evaluate.score import Score, summarize
 from sleuth.evaluate.unanswerable import Unanswerable, hide_gold
 
-from . import honesty
+from . import honesty, scaling
 from .arms import ARMS, BASELINES, DEEP_ROUNDS, DEFAULT_ARMS, REFERENCE, SLEUTH_ARMS
 from .compare import (
     Comparison,
@@ -46,7 +47,14 @@ from .goals import goals
 from .kb import kb_section
 from .kb import markdown as kb_markdown
 from .kb import to_json as kb_json
-from .render import LatencyRow, goals_section, quality_table, speed_section
+from .render import (
+    LatencyRow,
+    Scaling,
+    goals_section,
+    quality_table,
+    scaling_section,
+    speed_section,
+)
 from .service import measure_service, service_section
 from .speed import cli_runs, extraction_throughput
 from .startup import run_startup
@@ -115,6 +123,19 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="knowledge-base section (bench/kb.py): ingest, latency and BM25 recall (default); "
         "hybrid also embeds a pooled sub-corpus (slow: 65 min on 2 loaded cores); off skips it",
     )
+    ap.add_argument(
+        "--only",
+        choices=("scaling",),
+        default=None,
+        help="measure one section alone: scaling writes <date>-scaling.md (+ .json)",
+    )
+    ap.add_argument(
+        "--no-scaling",
+        action="store_true",
+        help="skip the scaling section (workers, replicas, PostgreSQL against SQLite); "
+        "skipped with its reason anyway without PostgreSQL or the queue extra",
+    )
+    scaling.add_arguments(ap)
     return ap.parse_args(argv)
 
 
@@ -177,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     docs = load_docs(args.shared / "bench" / "docs.jsonl")
     questions = pick_questions(args.shared, docs, args.sample, args.seed)
+    if args.only == "scaling":
+        return scaling_only(args, questions, started)
     hidden = hide_gold(questions, docs)
     hidden_file = hidden_ids_file(hidden)
     tool, corpus = args.shared / "tools" / "offline_web.py", args.shared / "bench" / "docs.jsonl"
@@ -199,11 +222,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.kb != "off":
         log(f"knowledge base section ({args.kb})")
         speed["kb"] = kb_section(args.shared, seed=args.seed, hybrid=args.kb == "hybrid")
+    if not args.no_scaling:
+        speed["scaling"] = measure_scaling(args, questions)
     report = Report(args, arms, questions, scores, speed, time.monotonic() - started)
     report.unanswerable = unanswerable
     md_path = report.write(args.out)
     print(report.markdown())
     log(f"results written to {md_path}")
+    return 0
+
+
+def measure_scaling(args: argparse.Namespace, questions: Sequence[Question]) -> Scaling:
+    log("scaling section: workers, replicas, PostgreSQL against SQLite")
+    tool, corpus = args.shared / "tools" / "offline_web.py", args.shared / "bench" / "docs.jsonl"
+    texts = [q.question for q in questions]
+    return scaling.measured(tool, corpus, texts, scaling.options_from(args), log)
+
+
+def scaling_only(args: argparse.Namespace, questions: Sequence[Question], started: float) -> int:
+    """`--only scaling`: the section alone, in `<date>-scaling.md` (+ `.json`)."""
+    figures = measure_scaling(args, questions)
+    title = f"# Sleuth bench — scaling — {datetime.now(UTC):%Y-%m-%d} — sleuth {sleuth.__version__}"
+    text = (
+        f"{title}\n\nQuestions: the bench sample's first ones (seed {args.seed}: NQ); "
+        f"section took {time.monotonic() - started:.0f} s.\n\n{scaling_section(figures)}"
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{datetime.now(UTC):%Y-%m-%d}-scaling.md"
+    path.write_text(text, encoding="utf-8")
+    path.with_suffix(".json").write_text(
+        json.dumps(scaling.to_json(figures), indent=1) + "\n", encoding="utf-8"
+    )
+    print(text)
+    log(f"results written to {path}")
     return 0
 
 
@@ -289,6 +340,11 @@ class Report:
         parts.append("### The service (issue 13)\n\n" + service_section(self.speed["service"]))
         if "kb" in self.speed:
             parts.append(kb_markdown(self.speed["kb"]))
+        if "scaling" in self.speed:
+            parts.append(
+                "### Scaling: more processes on one PostgreSQL (issue 16)\n\n"
+                + scaling_section(self.speed["scaling"])
+            )
         parts.append(
             "## Honesty: calibration (issue 10)\n\n"
             + honesty.section(self.scores, self.unanswerable)
@@ -363,6 +419,7 @@ class Report:
             ],
             "service": self.speed["service"].to_json(),
             "kb": kb_json(self.speed["kb"]) if "kb" in self.speed else None,
+            "scaling": scaling.to_json(self.speed["scaling"]) if "scaling" in self.speed else None,
         }
 
 

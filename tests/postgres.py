@@ -32,7 +32,7 @@ SUPERUSER = "sleuth"
 GIVEN_URL = os.environ.get(URL_VARIABLE)
 
 
-def _bin_dir() -> Path | None:
+def bin_dir() -> Path | None:
     """The newest installed server's bin directory, or None when no server is installed."""
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=_version_key)
     return Path(found[-1]).parent if found else None
@@ -64,10 +64,14 @@ def _skip_without_psycopg() -> None:
 
 
 class Cluster:
-    """A throwaway cluster: initdb into a temp dir, start on a free loopback port, stop."""
+    """A throwaway cluster: initdb into a temp dir, start on a free loopback port, stop.
 
-    def __init__(self, bin_dir: Path) -> None:
+    Tests run it without durability (fsync, synchronous commit and full-page writes off);
+    `durable=True` keeps the server's defaults, as the bench measures it (`bench/scaling.py`)."""
+
+    def __init__(self, bin_dir: Path, *, durable: bool = False) -> None:
         self.bin_dir = bin_dir
+        self.durable = durable
         self.root = Path(tempfile.mkdtemp(prefix="sleuth-pg-"))
         self.data = self.root / "data"
         self.port = _free_port()
@@ -104,11 +108,10 @@ class Cluster:
                 "--no-sync",
             ]
         )
-        options = (
-            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
-            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-            " -c max_connections=300"
-        )
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
+        if not self.durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        options += " -c max_connections=300"
         self._run(
             [
                 str(self.bin_dir / "pg_ctl"),
@@ -145,15 +148,15 @@ def postgres_url() -> Iterator[str]:
     if GIVEN_URL:
         yield GIVEN_URL
         return
-    bin_dir = _bin_dir()
-    if bin_dir is None:
+    found = bin_dir()
+    if found is None:
         pytest.skip(
             "needs PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb missing): "
             f"apt-get install postgresql, or set {URL_VARIABLE}"
         )
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         pytest.skip("running as root needs runuser to start PostgreSQL as the postgres user")
-    cluster = Cluster(bin_dir).start()
+    cluster = Cluster(found).start()
     try:
         yield cluster.url
     finally:
