@@ -46,7 +46,7 @@ def result_to_json(result: Result, with_text: bool = True) -> dict[str, Any]:
     return data
 
 
-def _source(data: dict[str, Any]) -> Source:
+def source_from_json(data: dict[str, Any]) -> Source:
     return Source(
         number=int(data["number"]),
         url=data["url"],
@@ -100,7 +100,7 @@ def result_from_json(data: dict[str, Any]) -> Result:
         query=data["query"],
         answer=data.get("answer"),
         citations=tuple(Citation(**c) for c in data.get("citations", ())),
-        sources=tuple(_source(s) for s in data.get("sources", ())),
+        sources=tuple(source_from_json(s) for s in data.get("sources", ())),
         queries=tuple(data.get("queries", ())),
         confidence=data.get("confidence", "low"),
         confidence_reasons=tuple(str(r) for r in data.get("confidence_reasons", ())),

@@ -1,0 +1,218 @@
+"""Replay the extractive writer and the confidence rule on saved evidence (issue 10's lab).
+
+`collect` researches questions on the offline web (quick mode, no LLM) and saves each one's kept
+sources; with `--hidden` their gold pages are hidden first and only the questions no remaining
+page answers are kept, as `sleuth eval --unanswerable` does. `score` replays the writer and the
+confidence rule on the saved sources and prints the figures issue 10 sets goals for. Retrieval
+is held fixed, so a change to sentence scoring or to the answerability rule is measured on
+exactly the same evidence, in seconds rather than a minute of research per try.
+
+    python -m bench.replay collect ../shared/bench/questions.jsonl --dataset nq_open_oracle \\
+        --limit 300 --seed 11 --out /tmp/nq.jsonl [--hidden]
+    python -m bench.replay score /tmp/nq.jsonl /tmp/nq-hidden.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sleuth.evaluate.report import fmt_rate
+from sleuth.evaluate.score import CITE_MARK, Rate, contains_answer, first_sentence, rate_of
+from sleuth.pipeline.answer import finish_answer
+from sleuth.pipeline.answerability import says_not_found
+from sleuth.pipeline.write.extractive import compose, render
+from sleuth.store.codec import source_from_json, source_to_json
+from sleuth.types import Confidence, ResearchRequest, Source
+
+from .web import OfflineWeb
+
+REPO = Path(__file__).resolve().parents[1]
+CONCURRENCY = 4
+LEVELS: tuple[Confidence, ...] = ("high", "medium", "low")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One question and the sources a quick run kept for it."""
+
+    id: str
+    question: str
+    answers: tuple[str, ...]
+    answerable: bool
+    sources: tuple[Source, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "question": self.question,
+            "answers": list(self.answers),
+            "answerable": self.answerable,
+            "sources": [source_to_json(s) for s in self.sources],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Evidence:
+        return cls(
+            str(data["id"]),
+            str(data["question"]),
+            tuple(data["answers"]),
+            bool(data["answerable"]),
+            tuple(source_from_json(s) for s in data["sources"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    answer: str
+    confidence: Confidence
+    declined: bool  # opens by saying the sources do not contain the answer
+    right: bool  # answerable: the gold answer is in the text; unanswerable: declined
+    first: bool  # the gold answer is in the answer's first sentence
+
+
+def replay(item: Evidence, sentences: int = 5) -> Replayed:
+    """The extractive answer and its confidence, exactly as a quick run finishes them."""
+    composition = compose(item.sources, item.question, sentences)
+    raw = render(composition)
+    done = finish_answer(raw, item.sources, ResearchRequest(item.question))
+    declined = says_not_found(done.answer)
+    text = CITE_MARK.sub(" ", done.answer)
+    found = contains_answer(text, item.answers)
+    first = contains_answer(CITE_MARK.sub(" ", first_sentence(done.answer)), item.answers)
+    right = found if item.answerable else declined
+    return Replayed(done.answer, done.confidence, declined, right, first and item.answerable)
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    n: int
+    first: Rate
+    in_text: Rate
+    declined: Rate
+    given: dict[str, Rate]  # share of answers at each confidence level
+    right: dict[str, Rate]  # how often an answer at that level is right
+
+
+def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
+    pairs = list(zip(items, done, strict=True))
+    return Figures(
+        n=len(pairs),
+        first=rate_of(r.first for _, r in pairs),
+        in_text=rate_of(r.right for _, r in pairs),
+        declined=rate_of(r.declined for _, r in pairs),
+        given={g: rate_of(r.confidence == g for _, r in pairs) for g in LEVELS},
+        right={g: rate_of(r.right for _, r in pairs if r.confidence == g) for g in LEVELS},
+    )
+
+
+def table(label: str, f: Figures, answerable: bool) -> str:
+    rows = [f"{label} (n={f.n})"]
+    if answerable:
+        rows.append(f"  answer in the first sentence   {fmt_rate(f.first)}")
+        rows.append(f"  answer in the text             {fmt_rate(f.in_text)}")
+    rows.append(f"  says the sources don't say     {fmt_rate(f.declined)}")
+    for g in LEVELS:
+        rows.append(f"  {g:6s} given {fmt_rate(f.given[g]):28s} right {fmt_rate(f.right[g])}")
+    return "\n".join(rows)
+
+
+def load(path: Path) -> list[Evidence]:
+    with path.open(encoding="utf-8") as lines:
+        return [Evidence.from_json(json.loads(line)) for line in lines if line.strip()]
+
+
+def score(paths: Iterable[Path]) -> str:
+    out = []
+    for path in paths:
+        items = load(path)
+        done = [replay(item) for item in items]
+        kinds = {item.answerable for item in items}
+        for kind in sorted(kinds, reverse=True):
+            mine = [(i, r) for i, r in zip(items, done, strict=True) if i.answerable == kind]
+            label = f"{path.name}: {'answerable' if kind else 'unanswerable'}"
+            f = figures([i for i, _ in mine], [r for _, r in mine])
+            out.append(table(label, f, kind))
+    return "\n\n".join(out)
+
+
+async def _research(questions: Sequence[Any], env: dict[str, str]) -> list[tuple[Any, Any]]:
+    from sleuth.app.application import Sleuth
+    from sleuth.settings import Settings
+
+    os.environ.update(env)  # the offline web's search URL and proxy, read by the settings
+    gate = asyncio.Semaphore(CONCURRENCY)
+    async with Sleuth(Settings.from_env()) as app:
+
+        async def one(q: Any) -> tuple[Any, Any]:
+            async with gate:
+                answer = await app.ask(
+                    q.question, search="searxng", search_fallback="none", no_sessions=True
+                )
+                return q, answer
+
+        return list(await asyncio.gather(*(one(q) for q in questions)))
+
+
+def collect(args: argparse.Namespace) -> int:
+    from sleuth.evaluate.corpus_web import load_docs
+    from sleuth.evaluate.questions import load_questions, sample
+    from sleuth.evaluate.unanswerable import hide_gold
+
+    docs_path = args.shared / "bench" / "docs.jsonl"
+    chosen = [q for q in load_questions(args.questions) if q.dataset == args.dataset]
+    chosen = sample(chosen, args.limit, args.seed)
+    extra: tuple[str, ...] = ()
+    if args.hidden:
+        unanswerable = hide_gold(chosen, load_docs(docs_path))
+        chosen = list(unanswerable.questions)
+        hidden = Path(tempfile.mkstemp(prefix="sleuth-replay-hidden-")[1])
+        hidden.write_text("\n".join(sorted(unanswerable.hidden_ids)) + "\n")
+        extra = ("--hide-ids", str(hidden))
+    web = OfflineWeb(args.shared / "tools" / "offline_web.py", docs_path, extra).wait_ready()
+    home = tempfile.mkdtemp(prefix="sleuth-replay-home-")
+    try:
+        done = asyncio.run(_research(chosen, {**web.env(), "SLEUTH_HOME": home}))
+    finally:
+        web.stop()
+    with args.out.open("w", encoding="utf-8") as out:
+        for q, result in done:
+            item = Evidence(q.id, q.question, q.answers, not args.hidden, result.sources)
+            out.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+    print(f"{len(done)} questions -> {args.out}")
+    return 0
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m bench.replay", description=__doc__)
+    sub = ap.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect", help="research questions and save their kept sources")
+    c.add_argument("questions", type=Path)
+    c.add_argument("--dataset", default="nq_open_oracle")
+    c.add_argument("--limit", type=int, default=300)
+    c.add_argument("--seed", type=int, default=11)
+    c.add_argument("--hidden", action="store_true", help="hide the gold pages first")
+    c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--shared", type=Path, default=REPO.parent / "shared")
+    s = sub.add_parser("score", help="replay the writer and confidence on saved sources")
+    s.add_argument("files", type=Path, nargs="+")
+    return ap.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(argv)
+    if args.command == "collect":
+        return collect(args)
+    print(score(args.files))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""bench/replay.py: saved evidence round-trips, and the replay finishes an answer as a quick run
+does (the writer, the citation check, the confidence rule), scored as `sleuth eval` scores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from bench.replay import Evidence, figures, main, replay
+
+from sleuth.types import Passage, Source
+
+Q = "Who wrote the novel Moby-Dick?"
+ANSWER_PAGE = (
+    "Moby-Dick is an 1851 novel by the American writer Herman Melville. "
+    "The book is the sailor Ishmael's narrative of the maniacal quest of Ahab."
+)
+OFF_TOPIC = "Whaling ships sailed from Nantucket for decades. Crews spent years at sea."
+
+
+def source(number: int, title: str, text: str) -> Source:
+    return Source(number, f"http://example.org/{number}", title, 1.0, (Passage(text, 1.0, 0),),
+                  text=text)  # fmt: skip
+
+
+def evidence(answerable: bool, *sources: Source) -> Evidence:
+    return Evidence("q1", Q, ("Herman Melville",), answerable, sources)
+
+
+def test_evidence_round_trips_through_json() -> None:
+    item = evidence(True, source(1, "Moby-Dick", ANSWER_PAGE))
+    again = Evidence.from_json(json.loads(json.dumps(item.to_json())))
+    assert again == item
+
+
+def test_an_answering_page_is_quoted_first_and_cited() -> None:
+    done = replay(evidence(True, source(1, "Moby-Dick - Wikipedia", ANSWER_PAGE)))
+    assert done.first and done.right and not done.declined
+    assert "Herman Melville [1]" in done.answer
+
+
+def test_pages_that_do_not_answer_make_a_not_found_answer_graded_low() -> None:
+    done = replay(evidence(False, source(1, "Whaling in Nantucket", OFF_TOPIC)))
+    assert done.declined and done.right  # right for an unanswerable question: it said so
+    assert done.confidence == "low" and not done.first
+    answered = replay(evidence(True, source(1, "Whaling in Nantucket", OFF_TOPIC)))
+    assert answered.declined and not answered.right  # wrong when the question had an answer
+
+
+def test_figures_count_levels_and_the_score_command_prints_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = [
+        evidence(True, source(1, "Moby-Dick - Wikipedia", ANSWER_PAGE)),
+        evidence(True, source(1, "Whaling in Nantucket", OFF_TOPIC)),
+    ]
+    done = [replay(i) for i in items]
+    f = figures(items, done)
+    assert f.n == 2 and f.in_text.hits == 1 and f.declined.hits == 1
+    assert sum(rate.hits for rate in f.given.values()) == 2
+    path = tmp_path / "saved.jsonl"
+    path.write_text("".join(json.dumps(i.to_json()) + "\n" for i in items))
+    assert main(["score", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "saved.jsonl: answerable (n=2)" in printed
+    assert "answer in the text             0.50" in printed
