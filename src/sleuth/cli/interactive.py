@@ -56,6 +56,7 @@ def steer_in_terminal(question: str, values: dict[str, Any], output: Output) -> 
         plan = _plan(state.plan)
         if tuple(plan) != state.plan:
             state = app.steer_edit(state, plan)
+            reached[:] = [state]
         state = await app.steer_explore(state, on_event=on_event)
         reached[:] = [state]
         seen: set[str] = set()
