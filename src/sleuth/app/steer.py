@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 Stage = Literal["clarify", "plan", "explore", "write", "done"]
 STAGES: tuple[Stage, ...] = ("clarify", "plan", "explore", "write", "done")
+MAX_QUERIES = 12  # searches a face takes from the person for a plan or a round
+STYLE_PARTS = ("tone", "length", "audience")  # what a writing request may say
 OnEvent = Callable[[Event], None]
 
 
@@ -102,6 +104,11 @@ class Steering:
             result=record.result,
             session_id=record.id,
         )
+
+
+def writing_request(said: Mapping[str, str]) -> str:
+    """The person's tone, length and audience as one request ("tone: formal; length: short")."""
+    return "; ".join(f"{k}: {said[k]}" for k in STYLE_PARTS if said.get(k))
 
 
 def _secret(name: str) -> bool:

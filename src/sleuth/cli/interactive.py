@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..app.steer import MAX_QUERIES, STYLE_PARTS, writing_request
 from ..errors import UsageError
 from ..events import Event
 from ..types import Result
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from ..app.application import Sleuth
     from ..app.steer import Steering
 
-MAX_QUERIES = 8  # searches a plan or a round may hold, as in the web UI
 NOT_WITH = ("deep", "schema")  # the person steers the rounds; the report is the output
 
 
@@ -116,7 +116,7 @@ def _drop(proposed: tuple[str, ...], said: str) -> list[str] | None:
 def _searches(text: str) -> list[str]:
     found: list[str] = []
     while len(found) < MAX_QUERIES and (query := reply(text)):
-        found.append(query[:200])
+        found.append(query)  # cut to length where the plan and rounds are made (app/steer.py)
     return found
 
 
@@ -132,6 +132,5 @@ def _round_summary(state: Steering, seen: set[str]) -> set[str]:
 
 def _style() -> str:
     """The writing request, worded as the web UI words it."""
-    said = [(k, reply(f"{k.capitalize()} of the report (Enter to skip)"))
-            for k in ("tone", "length", "audience")]  # fmt: skip
-    return "; ".join(f"{k}: {v}" for k, v in said if v)
+    return writing_request({k: reply(f"{k.capitalize()} of the report (Enter to skip)")
+                            for k in STYLE_PARTS})  # fmt: skip

@@ -15,7 +15,7 @@ from sse_starlette import ServerSentEvent
 
 from ...app import revise
 from ...app import steer as steered
-from ...app.steer import STAGES, Steering
+from ...app.steer import MAX_QUERIES, STAGES, STYLE_PARTS, Steering, writing_request
 from ...errors import NotFoundError, SleuthError, UsageError
 from ..config import OPEN_ORG
 from ..stream import response, sse
@@ -27,7 +27,6 @@ from .pages import render
 router = APIRouter(include_in_schema=False)
 DEPTHS = {"quick": 6, "deep": 15}  # sources kept
 MAX_QUESTION = 2000
-MAX_QUERIES = 12
 EXPORTS = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
 
 
@@ -218,8 +217,7 @@ async def write(request: Request, session_id: str) -> Response:
     if refused := _refused(request, ui):
         return refused
     form = await request.form()
-    parts = [(k, _field(form, k, 150)) for k in ("tone", "length", "audience")]
-    style = "; ".join(f"{k}: {v}" for k, v in parts if v)
+    style = writing_request({k: _field(form, k, 150) for k in STYLE_PARTS})
     try:
         state = _state(ui, session_id)
         if not state.sources:
