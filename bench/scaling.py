@@ -361,53 +361,34 @@ def to_json(figures: Scaling) -> dict[str, Any]:
     }
 
 
+# Options a flag of `python -m bench.run` sets: (field, flag, help).
+FLAGS: tuple[tuple[str, str, str], ...] = (
+    ("questions", "--scaling-questions", "batch questions per worker count"),
+    ("service_questions", "--scaling-service-questions", "fresh runs per replica count"),
+    ("overhead_questions", "--scaling-overhead-questions",
+     "runs per backend, SQLite and PostgreSQL"),
+    ("latency_s", "--scaling-latency", "seconds added to every page"),
+    ("search_delay_s", "--scaling-search-delay", "seconds added to every search"),
+    ("concurrency", "--scaling-concurrency", "each worker's --concurrency"),
+)  # fmt: skip
+
+
 def options_from(args: Any) -> Options:
     """The section's options from `python -m bench.run`'s arguments."""
-    return Options(
-        questions=args.scaling_questions,
-        service_questions=args.scaling_service_questions,
-        overhead_questions=args.scaling_overhead_questions,
-        latency_s=args.scaling_latency,
-        search_delay_s=args.scaling_search_delay,
-        concurrency=args.scaling_concurrency,
-    )
+    return Options(**{name: getattr(args, _dest(flag)) for name, flag, _ in FLAGS})
 
 
 def add_arguments(ap: Any) -> None:
-    """`python -m bench.run`'s flags for this section."""
-    d = Options()
-    ap.add_argument(
-        "--scaling-questions",
-        type=int,
-        default=d.questions,
-        help=f"batch questions per worker count (default {d.questions})",
-    )
-    ap.add_argument(
-        "--scaling-service-questions",
-        type=int,
-        default=d.service_questions,
-        help=f"fresh runs per replica count (default {d.service_questions})",
-    )
-    ap.add_argument(
-        "--scaling-overhead-questions",
-        type=int,
-        default=d.overhead_questions,
-        help=f"runs per backend, SQLite and PostgreSQL (default {d.overhead_questions})",
-    )
-    ap.add_argument(
-        "--scaling-latency",
-        type=float,
-        default=d.latency_s,
-        help=f"seconds added to every page (default {d.latency_s})",
-    )
-    ap.add_argument(
-        "--scaling-search-delay",
-        type=float,
-        default=d.search_delay_s,
-        help=f"seconds added to every search (default {d.search_delay_s})",
-    )
-    ap.add_argument("--scaling-concurrency", type=int, default=d.concurrency,
-                    help=f"each worker's --concurrency (default {d.concurrency})")  # fmt: skip
+    """`python -m bench.run`'s flags for this section, typed and defaulted by `Options`."""
+    defaults = Options()
+    for name, flag, text in FLAGS:
+        default = getattr(defaults, name)
+        ap.add_argument(flag, type=type(default), default=default,
+                        help=f"{text} (default {default})")  # fmt: skip
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
 
 
 def measured(
