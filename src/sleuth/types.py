@@ -144,6 +144,15 @@ class ModelUsage:
     output_tokens: int = 0
     cost_usd: float | None = None  # None when the model has no known price
 
+    def __add__(self, other: ModelUsage) -> ModelUsage:
+        unpriced = self.cost_usd is None and other.cost_usd is None
+        return ModelUsage(
+            self.calls + other.calls,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            None if unpriced else (self.cost_usd or 0.0) + (other.cost_usd or 0.0),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Usage:
@@ -157,6 +166,25 @@ class Usage:
     read_ms: int = 0
     model_ms: int = 0
     by_model: dict[str, ModelUsage] = field(default_factory=dict)
+
+    def __add__(self, later: Usage) -> Usage:
+        """Two runs' work as one (a steered run's stages): counts and times add up; the plan
+        is the later run's."""
+        by_model = dict(self.by_model)
+        for name, used in later.by_model.items():
+            by_model[name] = by_model.get(name, ModelUsage()) + used
+        return Usage(
+            self.searches + later.searches,
+            self.pages_read + later.pages_read,
+            self.rounds + later.rounds,
+            later.plan,
+            self.hops + later.hops,
+            self.duration_ms + later.duration_ms,
+            self.search_ms + later.search_ms,
+            self.read_ms + later.read_ms,
+            self.model_ms + later.model_ms,
+            by_model,
+        )
 
     @property
     def llm_calls(self) -> int:

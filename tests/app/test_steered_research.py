@@ -85,6 +85,31 @@ async def test_with_a_model_questions_then_plan_then_a_styled_report(
         assert again.stage == "plan" and again.answers == ("the EU", "") and not again.sources
 
 
+async def test_the_report_counts_every_stage_once(
+    testweb_env: TestWeb, llm: FakeLLMServer
+) -> None:
+    """A report's own usage covers only the writing; what the run spent is every stage's, and
+    the saved sessions still count each call once."""
+    model = {"base_url": llm.url, "api_key": "k", "model": "m", "search": "searxng"}
+    async with Sleuth(Settings.from_env()) as app:
+        state = await app.steer(Q, **model)
+        planned = await app.steer_plan(state, ["the EU", ""])
+        first = await app.steer_explore(planned)
+        second = await app.steer_explore(first, ["audit log export"])
+        done = await app.steer_write(second, "")
+        assert first.result is not None and second.result is not None and done.result is not None
+        spent = app.steer_spent(done)
+        calls = len(llm.received)
+        assert spent.llm_calls == calls  # clarifying, planning, each round, the report
+        assert done.result.usage.llm_calls < calls
+        rounds = (first.result.usage, second.result.usage)
+        assert spent.searches == sum(u.searches for u in rounds) + done.result.usage.searches > 0
+        assert spent.duration_ms >= sum(u.duration_ms for u in (*rounds, done.result.usage))
+        assert spent.rounds == 2
+        saved = app.sessions.stats().by_model.values()
+        assert sum(m.calls for m in saved) == calls
+
+
 async def test_stages_come_in_order() -> None:
     async with Sleuth(Settings.from_env()) as app:
         state = await app.steer(Q, search="none", search_fallback="none")

@@ -79,6 +79,8 @@ def test_a_steered_run_from_the_terminal(
     data = json.loads(out)  # stdout holds only the report; prompts went to stderr
     assert "90 days" in data["answer"] and "tone: formal; audience: auditors" in data["answer"]
     assert data["citations"]
+    calls = len(llm.received)  # every stage's, not the report's alone
+    assert data["usage"]["llm"]["calls"] == calls and f"m {calls} calls" in err
     state = saved(data["session_id"])  # each stage saved; the last reopens at its report
     assert state.stage == "done" and state.answers == ("the EU", "")
     assert state.rounds[1] == ("audit log export",)

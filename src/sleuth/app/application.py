@@ -29,7 +29,7 @@ from ..settings import Settings, database_url, sleuth_home
 from ..store import SessionStore
 from ..store.backend import session_store
 from ..store.records import SessionRecord
-from ..types import Result, SearchResult
+from ..types import Result, SearchResult, Usage
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
 from .options import Prepared, prepare
 from .trace import Trace
@@ -276,6 +276,12 @@ class Sleuth:
         from . import steer as steered
 
         return steered.load(self, session_id)
+
+    def steer_spent(self, state: Steering) -> Usage:
+        """Every stage's searches, reading, model calls and time so far, not the last one's."""
+        from . import steer as steered
+
+        return steered.spent(self, state)
 
     # -- building on saved sessions ----------------------------------------------------------
 

@@ -13,6 +13,7 @@ run reopens at the stage it reached, and going back to a stage keeps everything 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,8 +25,8 @@ from ..settings.table import SETTINGS
 from ..store.codec import result_from_json
 from ..store.records import SessionRecord
 from ..think.vet import vet
-from ..types import Result, Source
-from .assemble import build_parts
+from ..types import Result, Source, Usage
+from .assemble import Assembled, build_parts
 from .seeds import seed_results
 
 if TYPE_CHECKING:
@@ -123,21 +124,27 @@ def _jsonable(value: Any) -> bool:
 
 async def start(app: Sleuth, question: str, **values: Any) -> Steering:
     """Ask the clarifying questions; with none to ask, go straight to a plan."""
+    started = time.monotonic()
     prepared = app.prepare(question, **values)
     built = build_parts(prepared.settings, app.resources)
     try:
         asked = await built.parts.stages.clarifier.clarify(prepared.request.question.strip())
     finally:
         await built.aclose()
+    used = _model_use(built, started)
     steering = Steering(prepared.request.question.strip(), "clarify", tuple(asked), values=values)
     if not asked:
-        return await make_plan(app, steering)
-    return save(app, steering)
+        return await make_plan(app, steering, carried=used)
+    return save(app, steering, used)
 
 
-async def make_plan(app: Sleuth, steering: Steering, answers: Sequence[str] = ()) -> Steering:
+async def make_plan(
+    app: Sleuth, steering: Steering, answers: Sequence[str] = (), *, carried: Usage | None = None
+) -> Steering:
     """A plan from the question and the answers given (the model's, vetted, or the
-    deterministic one without a model)."""
+    deterministic one without a model). `carried`: the clarifying stage's use, when it asked
+    nothing and so was not saved on its own."""
+    started = time.monotonic()
     answered = replace(steering, answers=tuple(a.strip() for a in answers))
     prepared = app.prepare(answered.question, **answered.values)
     built = build_parts(prepared.settings, app.resources)
@@ -145,8 +152,17 @@ async def make_plan(app: Sleuth, steering: Steering, answers: Sequence[str] = ()
         proposed = await built.parts.stages.planner.plan(answered.brief)
     finally:
         await built.aclose()
+    used = _model_use(built, started)
     plan = [v.query for q in proposed if (v := vet(q, answered.brief)).query]
-    return save(app, replace(answered, stage="plan", plan=tuple(dict.fromkeys(plan))))
+    planned = replace(answered, stage="plan", plan=tuple(dict.fromkeys(plan)))
+    return save(app, planned, carried + used if carried else used)
+
+
+def _model_use(built: Assembled, started: float) -> Usage:
+    """A stage outside the engine (clarifying, planning): its model calls and time."""
+    meter = built.meter
+    took = int((time.monotonic() - started) * 1000)
+    return Usage(rounds=0, duration_ms=took, model_ms=meter.model_ms, by_model=meter.by_model())
 
 
 def edit_plan(app: Sleuth, steering: Steering, plan: Sequence[str]) -> Steering:
@@ -221,13 +237,32 @@ def back(app: Sleuth, steering: Steering, stage: Stage) -> Steering:
     return replace(steering, stage="explore" if stage == "write" else stage)
 
 
+def spent(app: Sleuth, steering: Steering) -> Usage:
+    """The whole steered run's work so far. Each stage is saved with only its own use (so
+    session totals count it once) and a report's own usage covers only the writing; this adds
+    up the saved stages back to the start, rounds and reports gone back over included: their
+    searches and model calls were spent."""
+    total = Usage(rounds=0)
+    seen: set[str] = set()
+    ref = steering.session_id
+    while ref is not None and ref not in seen:
+        seen.add(ref)
+        record = app.sessions.get(ref)
+        if not isinstance(record.options.get("steering"), dict):
+            return record.result.usage + total  # a finished run opened here: all of its work
+        total = replace(record.result.usage, rounds=0) + total
+        ref = record.parent_id
+    return replace(total, rounds=len(steering.rounds))
+
+
 def load(app: Sleuth, session_id: str) -> Steering:
     return Steering.from_record(app.sessions.get(session_id))
 
 
-def save(app: Sleuth, steering: Steering) -> Steering:
-    """Save this stage as a session whose parent is the previous stage's."""
-    result = steering.result or _empty(steering.question)
+def save(app: Sleuth, steering: Steering, used: Usage | None = None) -> Steering:
+    """Save this stage as a session whose parent is the previous stage's; a stage without a
+    result of its own (clarifying, planning) keeps what it `used`."""
+    result = steering.result or _empty(steering.question, used)
     record = SessionRecord.new(
         steering.question,
         result,
@@ -240,5 +275,6 @@ def save(app: Sleuth, steering: Steering) -> Steering:
                    session_id=record.id)  # fmt: skip
 
 
-def _empty(question: str) -> Result:
-    return result_from_json({"query": question, "answer": "", "confidence": "low"})
+def _empty(question: str, used: Usage | None = None) -> Result:
+    empty = result_from_json({"query": question, "answer": "", "confidence": "low"})
+    return replace(empty, usage=used) if used is not None else empty

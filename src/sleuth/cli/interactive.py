@@ -10,6 +10,7 @@ at the stage it reached.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -71,7 +72,7 @@ def steer_in_terminal(question: str, values: dict[str, Any], output: Output) -> 
         reached[:] = [state]
         if state.result is None:  # write always returns the report
             raise UsageError("the report was not written", setting="interactive")
-        return state.result
+        return replace(state.result, usage=app.steer_spent(state))
 
     try:
         return research(run, output, live=False)

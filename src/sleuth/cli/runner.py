@@ -73,7 +73,6 @@ def research(
     when `start` prompts: no status line to overwrite the prompt)."""
     drafts = sys.stdout if output.drafts else None
     progress = Progress(verbose=output.verbose, live=live, drafts=drafts)
-    meter_line: list[str] = []
     later: list[Notice] = []
 
     def on_event(event: Event) -> None:
@@ -81,9 +80,6 @@ def research(
             later.append(event)
             return
         progress(event)
-        cost = _cost_line(event)
-        if cost:
-            meter_line[:] = [cost]
 
     if output.drafts and output.question:
         echo(f"# {' '.join(output.question.split())}\n")
@@ -92,7 +88,7 @@ def research(
     finally:
         progress.clear()
     shown = after_drafts(result, progress.draft) if output.drafts else None
-    show(result, output, meter_line[0] if meter_line else "", shown)
+    show(result, output, _cost_line(result), shown)
     for notice in later:
         progress(notice)
     return result
@@ -108,11 +104,11 @@ def after_drafts(result: Result, draft: str) -> str:
     return "\n\n---\n\n" + markdown(result)
 
 
-def _cost_line(event: Event) -> str:
-    from ..events import Done
+def _cost_line(result: Result) -> str:
+    """The models' calls, tokens and cost of the run shown (every stage of a steered one)."""
     from ..llm.meter import summary_of
 
-    return summary_of(event.result.usage.by_model) if isinstance(event, Done) else ""
+    return summary_of(result.usage.by_model)
 
 
 def show(result: Result, output: Output, cost: str = "", shown: str | None = None) -> None:

@@ -140,17 +140,6 @@ def _model_dict(m: ModelUsage) -> dict[str, Any]:
     }
 
 
-def _add_usage(a: ModelUsage, b: ModelUsage) -> ModelUsage:
-    cost = (
-        None
-        if a.cost_usd is None and b.cost_usd is None
-        else (a.cost_usd or 0.0) + (b.cost_usd or 0.0)
-    )
-    return ModelUsage(
-        a.calls + b.calls, a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens, cost
-    )
-
-
 class SessionStore:
     """The saved sessions in one SQLite file. Each call opens its own connection, so a store is
     safe to share between threads and never holds the file open between commands."""
@@ -388,7 +377,7 @@ class SessionStore:
         by_model: dict[str, ModelUsage] = {}
         for row in rows:
             for name, m in json.loads(row[4]).items():
-                by_model[name] = _add_usage(by_model.get(name, ModelUsage()), ModelUsage(**m))
+                by_model[name] = by_model.get(name, ModelUsage()) + ModelUsage(**m)
         dates = sorted(r[0] for r in rows)
         return SessionStats(
             sessions=len(rows),

@@ -149,6 +149,7 @@ def _answer(ui: UiContext, request: Request, state: Steering, rev: int | None) -
         "revisions": revisions,
         "quotes": quotes,
         "unsupported_count": len(unsupported),
+        "spent": ui.state.app.steer_spent(state),
     }
 
 
