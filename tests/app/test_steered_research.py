@@ -85,9 +85,7 @@ async def test_with_a_model_questions_then_plan_then_a_styled_report(
         assert again.stage == "plan" and again.answers == ("the EU", "") and not again.sources
 
 
-async def test_the_report_counts_every_stage_once(
-    testweb_env: TestWeb, llm: FakeLLMServer
-) -> None:
+async def test_the_report_counts_every_stage_once(testweb_env: TestWeb, llm: FakeLLMServer) -> None:
     """A report's own usage covers only the writing; what the run spent is every stage's, and
     the saved sessions still count each call once."""
     model = {"base_url": llm.url, "api_key": "k", "model": "m", "search": "searxng"}
