@@ -98,6 +98,61 @@ def test_owners_and_knowledge_bases_are_separate(
     assert store.knowledge_bases("org-b") == []
 
 
+def test_one_owners_scores_do_not_move_with_anothers_documents(
+    tmp_path: Path, store: SqliteKnowledgeStore
+) -> None:
+    """BM25 weighs terms by the passages that hold them: with one index for every owner, org
+    B adding files would move org A's scores and tell A which words B's files hold."""
+    files = make_folder(tmp_path / "docs")
+    mine = KnowledgeBase(store, "default", owner="org-a")
+    mine.add([str(files["pdf"]), str(files["markdown"])])
+    before = [(h.url, h.score) for h in mine.search("glorbium report", 5)]
+    assert before
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    for n in range(6):
+        (theirs / f"note{n}.md").write_text(f"# Glorbium {n}\n\nGlorbium glorbium report {n}.\n")
+    KnowledgeBase(store, "default", owner="org-b").add([str(theirs)])
+    assert [(h.url, h.score) for h in mine.search("glorbium report", 5)] == before
+
+
+def test_an_index_from_before_per_base_indexes_is_split_on_open(tmp_path: Path) -> None:
+    """A knowledge base file written with one shared full-text table (schema 2) opens with
+    each owner's passages in their own index, and searches find the same passages."""
+    import sqlite3
+
+    from sleuth.kb import sqlite_store
+    from sleuth.kb.store import Scope
+
+    path = tmp_path / "kb.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for step in sqlite_store.MIGRATIONS[:2]:
+        step(conn)
+    conn.execute("PRAGMA user_version = 2")
+    for doc, owner in ((1, "org-a"), (2, "org-b")):
+        conn.execute(
+            "INSERT INTO kb_documents VALUES (?, ?, 'default', ?, 'Notes', 'md', 'x', 1, 1.0,"
+            " NULL, '2026-01-01')",
+            (doc, owner, f"/{owner}.md"),
+        )
+        conn.execute("INSERT INTO kb_sections VALUES (?, ?, 0, '', '', 'text')", (doc, doc))
+        conn.execute("INSERT INTO kb_chunks VALUES (?, ?, ?, 0, NULL)", (doc, doc, doc))
+        conn.execute(
+            "INSERT INTO kb_fts (rowid, title, body) VALUES (?, 'Notes', ?)",
+            (doc, f"the glorbium figures of {owner}"),
+        )
+    conn.close()
+    store = SqliteKnowledgeStore(path)
+    assert [h.chunk_id for h in store.match(Scope("org-a", "default"), "glorbium", 5)] == [1]
+    assert [h.chunk_id for h in store.match(Scope("org-b", "default"), "glorbium", 5)] == [2]
+    tables = {r[0] for r in store._rows("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "kb_fts" not in tables and {"kb_fts_1", "kb_fts_2"} <= tables
+    assert store.drop(Scope("org-a", "default")) == 1
+    tables = {r[0] for r in store._rows("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "kb_fts_1" not in tables and "kb_fts_2" in tables  # a dropped base leaves no index
+    assert store.match(Scope("org-a", "default"), "glorbium", 5) == []
+
+
 def test_remove_and_sync(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
     files = make_folder(tmp_path / "docs")
     kb = KnowledgeBase(store)

@@ -6,6 +6,10 @@ so an in-memory store works and a store can be shared by threads. Each file is w
 transaction, which is what makes an interrupted `kb add` resumable: files already committed are
 found unchanged on the next run. The schema grows by appending to MIGRATIONS.
 
+Each knowledge base (an owner's named base) has its own FTS5 table, `kb_fts_<id>` listed in
+`kb_indexes`: BM25 weighs a term by how many passages hold it and a passage by its length
+against the average, so with one shared index an org's scores, and the order of its results,
+would move as another org added documents — telling it which words the other's files hold.
 FTS5 is a virtual table without foreign keys: `kb_chunks` maps each FTS rowid to its section,
 so deleting a document deletes its rows from both explicitly.
 """
@@ -32,6 +36,7 @@ from .store import (
 )
 
 TITLE_WEIGHT = 0.5  # as for a run's passages (text.passages): titles help, bodies decide
+TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
 def _v1(conn: sqlite3.Connection) -> None:
@@ -91,7 +96,25 @@ def _v2(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2)
+def _v3(conn: sqlite3.Connection) -> None:
+    """The one shared full-text table split into one per knowledge base (see above)."""
+    conn.execute(
+        "CREATE TABLE kb_indexes (id INTEGER PRIMARY KEY, owner TEXT NOT NULL,"
+        " kb TEXT NOT NULL, UNIQUE (owner, kb))"
+    )
+    scopes = conn.execute("SELECT DISTINCT owner, kb FROM kb_documents ORDER BY owner, kb")
+    for owner, kb in scopes.fetchall():
+        table = _index(conn, Scope(owner, kb), create=True)
+        conn.execute(
+            f"INSERT INTO {table} (rowid, title, body) SELECT f.rowid, f.title, f.body"
+            " FROM kb_fts f JOIN kb_chunks c ON c.id = f.rowid"
+            " JOIN kb_documents d ON d.id = c.doc_id WHERE d.owner=? AND d.kb=?",
+            (owner, kb),
+        )
+    conn.execute("DROP TABLE kb_fts")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1, _v2, _v3)
 
 
 def now_iso() -> str:
@@ -186,6 +209,7 @@ class SqliteKnowledgeStore:
                  d.published, now_iso()),
             )  # fmt: skip
             doc_id = cur.lastrowid
+            table = _index(conn, scope, create=True)
             section_ids = []
             for ordinal, section in enumerate(d.sections):
                 cur = conn.execute(
@@ -200,7 +224,7 @@ class SqliteKnowledgeStore:
                     (doc_id, section_ids[chunk.section], chunk.start, chunk.vector),
                 )
                 conn.execute(
-                    "INSERT INTO kb_fts (rowid, title, body) VALUES (?, ?, ?)",
+                    f"INSERT INTO {table} (rowid, title, body) VALUES (?, ?, ?)",
                     (cur.lastrowid, d.title, chunk.text),
                 )
 
@@ -210,7 +234,13 @@ class SqliteKnowledgeStore:
 
     def drop(self, scope: Scope) -> int:
         paths = [d.path for d in self.documents(scope)]
-        return self.remove(scope, paths)
+        with self._tx() as conn:
+            removed = _delete(conn, scope, paths)
+            if table := _index(conn, scope):
+                conn.execute(f"DROP TABLE {table}")
+                conn.execute("DELETE FROM kb_indexes WHERE owner=? AND kb=?", (scope.owner,
+                             scope.name))  # fmt: skip
+            return removed
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -246,12 +276,17 @@ class SqliteKnowledgeStore:
         expression = fts_query(query)
         if not expression:
             return []
-        rows = self._rows(
-            "SELECT c.id, c.section_id, bm25(kb_fts, ?, 1.0) AS rank FROM kb_fts"
-            " JOIN kb_chunks c ON c.id = kb_fts.rowid JOIN kb_documents d ON d.id = c.doc_id"
-            " WHERE kb_fts MATCH ? AND d.owner=? AND d.kb=? ORDER BY rank LIMIT ?",
-            (TITLE_WEIGHT, expression, scope.owner, scope.name, limit),
-        )
+        with self._lock:
+            table = _index(self._conn, scope)
+            if table is None:
+                return []
+            rows = self._conn.execute(
+                f"SELECT c.id, c.section_id, bm25({table}, ?, 1.0) AS rank FROM {table}"
+                f" JOIN kb_chunks c ON c.id = {table}.rowid JOIN kb_documents d"
+                f" ON d.id = c.doc_id WHERE {table} MATCH ? AND d.owner=? AND d.kb=?"
+                " ORDER BY rank LIMIT ?",
+                (TITLE_WEIGHT, expression, scope.owner, scope.name, limit),
+            ).fetchall()
         return [ChunkHit(int(c), int(s), -float(r)) for c, s, r in rows]
 
     def vectors(self, scope: Scope) -> tuple[list[tuple[int, int]], bytes]:
@@ -285,8 +320,29 @@ class SqliteKnowledgeStore:
         return {int(r[0]): SectionRecord(*r) for r in rows}
 
 
+def _index(conn: sqlite3.Connection, scope: Scope, *, create: bool = False) -> str | None:
+    """The name of the knowledge base's own full-text table (made from its integer id, never
+    from the owner's or base's name); None when it has none and `create` is false."""
+    row = conn.execute(
+        "SELECT id FROM kb_indexes WHERE owner=? AND kb=?", (scope.owner, scope.name)
+    ).fetchone()
+    if row is None and not create:
+        return None
+    if row is None:
+        cur = conn.execute(
+            "INSERT INTO kb_indexes (owner, kb) VALUES (?, ?)", (scope.owner, scope.name)
+        )
+        table = f"kb_fts_{int(cur.lastrowid or 0)}"
+        conn.execute(
+            f"CREATE VIRTUAL TABLE {table} USING fts5(title, body, tokenize='{TOKENIZER}')"
+        )
+        return table
+    return f"kb_fts_{int(row[0])}"
+
+
 def _delete(conn: sqlite3.Connection, scope: Scope, paths: Sequence[str]) -> int:
     removed = 0
+    table = _index(conn, scope)
     for path in paths:
         conn.execute(
             "DELETE FROM kb_skipped WHERE owner=? AND kb=? AND path=?",
@@ -298,9 +354,11 @@ def _delete(conn: sqlite3.Connection, scope: Scope, paths: Sequence[str]) -> int
         ).fetchone()
         if row is None:
             continue
-        conn.execute(
-            "DELETE FROM kb_fts WHERE rowid IN (SELECT id FROM kb_chunks WHERE doc_id=?)", row
-        )
+        if table is not None:
+            conn.execute(
+                f"DELETE FROM {table} WHERE rowid IN (SELECT id FROM kb_chunks WHERE doc_id=?)",
+                row,
+            )
         conn.execute("DELETE FROM kb_documents WHERE id=?", row)
         removed += 1
     return removed
