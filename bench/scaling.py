@@ -25,7 +25,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -43,25 +42,6 @@ from .web import OfflineWeb
 from .workers import create_database, measure_workers
 
 ORG = "bench"
-NGINX_CONF = """
-worker_processes 1;
-pid {d}/nginx.pid;
-error_log {d}/error.log;
-events {{ worker_connections 1024; }}
-http {{
-  access_log off;
-  client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/f;
-  uwsgi_temp_path {d}/u; scgi_temp_path {d}/s;
-  upstream sleuth {{ least_conn; {servers} }}
-  server {{
-    listen 127.0.0.1:{port};
-    location / {{
-      proxy_pass http://sleuth; proxy_http_version 1.1; proxy_buffering off;
-      proxy_read_timeout 200s; proxy_next_upstream off;
-    }}
-  }}
-}}
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +101,7 @@ def measure_scaling(
         started = True
         env = web.env()
         workers = _worker_rows(cluster.url, env, texts, options, log)
-        nginx = _nginx()
+        nginx = _has_nginx()
         replicas = [measure_replicas(cluster.url, env, texts, n, options, nginx, log)
                     for n in options.replicas]  # fmt: skip
         log("scaling: PostgreSQL against SQLite, one run at a time")
@@ -154,7 +134,7 @@ def _worker_rows(
 
 def _setup(
     options: Options,
-    nginx: str | None,
+    nginx: bool,
     version: str,
     before: tuple[float, float, float],
     after: tuple[float, float, float],
@@ -204,7 +184,7 @@ def measure_replicas(
     texts: Sequence[str],
     n: int,
     options: Options,
-    nginx: str | None,
+    nginx: bool,
     log: Any = print,
 ) -> ScaleRow:
     """`options.service_questions` fresh runs through `n` replicas on a fresh database."""
@@ -229,30 +209,22 @@ def measure_replicas(
     return ScaleRow(n, len(latencies), seconds, failed, latencies, cpu, retried)
 
 
-def _nginx() -> str | None:
-    found = shutil.which("nginx")
-    return found or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+def _has_nginx() -> bool:
+    from tests.nginx import NGINX
+
+    return NGINX is not None
 
 
 @contextmanager
-def _front(nginx: str | None, ports: Sequence[int]) -> Iterator[list[str]]:
+def _front(nginx: bool, ports: Sequence[int]) -> Iterator[list[str]]:
     """The base URLs clients use: nginx's one, or each replica's (clients pinned in turn)."""
-    if nginx is None:
+    if not nginx:
         yield [f"http://127.0.0.1:{port}" for port in ports]
         return
-    d = Path(tempfile.mkdtemp(prefix="sleuth-bench-nginx-"))
-    port = _free_port()
-    servers = " ".join(f"server 127.0.0.1:{p};" for p in ports)
-    conf = d / "nginx.conf"
-    conf.write_text(NGINX_CONF.format(d=d, servers=servers, port=port))
-    subprocess.run([nginx, "-c", str(conf), "-p", f"{d}/"], check=True, capture_output=True,
-                   timeout=60)  # fmt: skip
-    try:
-        yield [f"http://127.0.0.1:{port}"]
-    finally:
-        subprocess.run([nginx, "-c", str(conf), "-p", f"{d}/", "-s", "stop"],
-                       capture_output=True, timeout=60)  # fmt: skip
-        shutil.rmtree(d, ignore_errors=True)
+    from tests.nginx import front
+
+    with front(ports, _free_port(), least_conn=True, access_log=False) as base:
+        yield [base]
 
 
 async def _fresh_load(

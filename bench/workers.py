@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -101,19 +100,9 @@ def _workers(
             started.append(Worker(proc, log))
         yield started
     finally:
-        _stop([w.proc for w in started])
+        from tests.nginx import stop_all
 
-
-def _stop(procs: Sequence[subprocess.Popen[bytes]]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-    for proc in procs:
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_all([w.proc for w in started])
 
 
 def _wait_workers(url: str, workers: Sequence[Worker]) -> None:

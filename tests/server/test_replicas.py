@@ -21,46 +21,23 @@ pytest.importorskip("xdive", reason="the server tests need sleuth[server] and th
 pytest.importorskip("psycopg", reason="needs the postgres extra: pip install -e '.[postgres]'")
 import asyncio
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 from xdive import AsyncXDive, QuotaExceeded
 
 from tests.cli.helpers import run
+from tests.nginx import NGINX, front, stop_all
 from tests.server.pages import SLOW_Q, add_slow_page
 from tests.server.test_sdk import _wait_ready, free_port, start_serve
 from tests.testweb.server import TestWeb
 
 Q = "How long does Example Cloud keep audit logs by default?"
-NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
-
-NGINX_CONF = """
-worker_processes 1;
-pid {d}/nginx.pid;
-error_log {d}/error.log;
-events {{ worker_connections 1024; }}
-http {{
-  access_log {d}/access.log;
-  client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/f;
-  uwsgi_temp_path {d}/u; scgi_temp_path {d}/s;
-  upstream sleuth {{ server 127.0.0.1:{p1}; server 127.0.0.1:{p2}; }}
-  server {{
-    listen 127.0.0.1:{port};
-    location / {{
-      proxy_pass http://sleuth; proxy_http_version 1.1; proxy_buffering off;
-      proxy_read_timeout 200s; proxy_next_upstream off;
-    }}
-  }}
-}}
-"""
 
 
 @dataclass
@@ -78,23 +55,6 @@ def nginx_bin() -> str:
     return NGINX
 
 
-def _start_nginx(nginx: str, p1: int, p2: int) -> tuple[str, Path]:
-    d = Path(tempfile.mkdtemp(prefix="sleuth-nginx-"))
-    port = free_port()
-    (d / "nginx.conf").write_text(NGINX_CONF.format(d=d, p1=p1, p2=p2, port=port))
-    done = subprocess.run([nginx, "-c", str(d / "nginx.conf"), "-p", str(d) + "/"],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
-    if done.returncode != 0:
-        raise AssertionError(f"nginx did not start: {done.stderr}")
-    return f"http://127.0.0.1:{port}", d
-
-
-def _stop_nginx(nginx: str, d: Path) -> None:
-    subprocess.run([nginx, "-c", str(d / "nginx.conf"), "-p", str(d) + "/", "-s", "stop"],
-                   capture_output=True, timeout=60)  # fmt: skip
-    shutil.rmtree(d, ignore_errors=True)
-
-
 @pytest.fixture
 def team(
     nginx_bin: str, postgres_db: str, testweb_env: TestWeb, monkeypatch: pytest.MonkeyPatch
@@ -105,24 +65,13 @@ def team(
     flags = ("--run-slots=200", "--org-runs=0", "--org-rate=0")
     procs = [start_serve(port, *flags) for port in ports]
     replicas = [f"http://127.0.0.1:{port}" for port in ports]
-    base, d = "", None
     try:
         for replica, proc in zip(replicas, procs, strict=True):
             _wait_ready(replica, proc)
-        base, d = _start_nginx(nginx_bin, *ports)
-        yield Team(base, replicas, procs, postgres_db)
+        with front(ports, free_port()) as base:
+            yield Team(base, replicas, procs, postgres_db)
     finally:
-        if d is not None:
-            _stop_nginx(nginx_bin, d)
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
+        stop_all(procs)
 
 
 def _key(capsys: pytest.CaptureFixture[str], org: str, *quota: str) -> str:
