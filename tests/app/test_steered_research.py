@@ -106,6 +106,12 @@ async def test_the_report_counts_every_stage_once(testweb_env: TestWeb, llm: Fak
         assert spent.rounds == 2
         saved = app.sessions.stats().by_model.values()
         assert sum(m.calls for m in saved) == calls
+        # A new plan asked of an explored stage starts over: the rounds' sources are not saved
+        # with it again (so not counted twice), and the planning call is added.
+        replanned = await app.steer_plan(second, ["the EU", ""])
+        assert replanned.rounds == () and not replanned.sources
+        before, after = app.steer_spent(second), app.steer_spent(replanned)
+        assert after.searches == before.searches and after.llm_calls == before.llm_calls + 1
 
 
 async def test_stages_come_in_order() -> None:

@@ -154,7 +154,10 @@ async def make_plan(
         await built.aclose()
     used = _model_use(built, started)
     plan = [v.query for q in proposed if (v := vet(q, answered.brief)).query]
-    planned = replace(answered, stage="plan", plan=tuple(dict.fromkeys(plan)))
+    # A new plan starts the rounds over, as an edited one does.
+    planned = replace(
+        answered, stage="plan", plan=tuple(dict.fromkeys(plan)), rounds=(), result=None
+    )
     return save(app, planned, carried + used if carried else used)
 
 
