@@ -67,17 +67,22 @@ def test_a_killed_worker_loses_no_question_and_answers_none_twice(
     assert code == 0, err
     batch_id = batch_id.strip()
     env = dict(os.environ)
-    doing = "SELECT count(*) FROM procrastinate_jobs WHERE status = 'doing'"
+    # A question in hand: claimed by a job (an attempt counted) and without its record yet.
+    # Counting procrastinate's 'doing' jobs instead raced: the two first questions finish
+    # together, so when the first answer lands the jobs 'doing' are ones that just saved
+    # their record or have not claimed their next question yet — killed there, nothing is
+    # taken up again (seen once in CI: 0 questions retried).
+    held = "SELECT count(*) FROM sleuth_batch_items WHERE attempts >= 1 AND state = 'queued'"
     done = "SELECT count(*) FROM sleuth_batch_items WHERE state <> 'queued'"
 
     with worker(env, tmp_path / "first.log") as first:
         wait_until(lambda: scalar(postgres_db, done) >= 1, 60, "a first answer")
-        wait_until(lambda: scalar(postgres_db, doing) >= 1, 30, "questions in flight")
+        wait_until(lambda: scalar(postgres_db, held) >= 1, 30, "a question in hand")
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(timeout=30)
-    killed_mid_run = scalar(postgres_db, doing)
+    killed_holding = scalar(postgres_db, held)  # its worker is dead: this no longer moves
     finished_before = scalar(postgres_db, done)
-    assert killed_mid_run >= 1 and finished_before < QUESTIONS, "the kill should land mid-batch"
+    assert killed_holding >= 1 and finished_before < QUESTIONS, "the kill should land mid-batch"
 
     with worker(env, tmp_path / "second.log") as second:
         out = tmp_path / "results.jsonl"
@@ -92,5 +97,5 @@ def test_a_killed_worker_loses_no_question_and_answers_none_twice(
         number = int(record["id"][1:])
         assert str(1800 + number) in record["result"]["answer"], record
     retried = scalar(postgres_db, "SELECT count(*) FROM sleuth_batch_items WHERE attempts > 1")
-    assert retried >= 1, "a question the killed worker held was taken up by the second"
+    assert retried >= killed_holding, "each question the killed worker held was taken up again"
     assert "stalled" in (tmp_path / "second.log").read_text(encoding="utf-8")
