@@ -38,6 +38,22 @@ def test_sentence_split_respects_abbreviations() -> None:
     assert sentences[0] == "Dr. Smith went home."
 
 
+def test_an_abbreviation_in_brackets_or_a_reference_does_not_end_a_sentence() -> None:
+    # Each of these used to be cut in two, and the fragment "...Generation (U.S." quoted as a
+    # sentence of the extractive answer.
+    text = (
+        "So You Think You Can Dance: The Next Generation (U.S. TV series) is a dance show. "
+        "Henry VIII (r. 1509–1547) was king. It is covered in Vol. 2 of the history. "
+        "The ship sank on 15 Apr. 1912 near Newfoundland."
+    )
+    assert [s for _, s in split_sentences(text)] == [
+        "So You Think You Can Dance: The Next Generation (U.S. TV series) is a dance show.",
+        "Henry VIII (r. 1509–1547) was king.",
+        "It is covered in Vol. 2 of the history.",
+        "The ship sank on 15 Apr. 1912 near Newfoundland.",
+    ]
+
+
 def test_prompt_drops_lowest_scored_passages_whole_to_fit() -> None:
     from sleuth.pipeline.write.llm import format_sources
     from sleuth.types import Passage, Source

@@ -10,7 +10,9 @@ SENTENCE_END = re.compile(
     r"(?=[\"'“‘(\[`*]?[A-Z0-9À-Ý`])"  # the next sentence starts capitalised or with a number
 )
 ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st vs etc e.g i.e u.s u.k no fig inc ltd co corp approx".split()
+    """mr mrs ms dr prof sr jr st vs etc e.g i.e u.s u.k no fig inc ltd co corp approx vol ca
+    tr pp ed al gen col capt lt sgt gov sen rep rev mt ft jan feb mar apr jun jul aug sep sept
+    oct nov dec""".split()
 )
 
 STOPWORDS = frozenset(
@@ -57,7 +59,9 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
     start = 0
     for match in SENTENCE_END.finditer(text):
         candidate = text[start : match.start()].rstrip()
-        last_word = candidate.rsplit(None, 1)[-1].lower().rstrip(".") if candidate else ""
+        last_word = (
+            candidate.rsplit(None, 1)[-1].lower().strip("([\"'“‘").rstrip(".") if candidate else ""
+        )
         if last_word in ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
             continue
         if candidate.strip():
