@@ -208,13 +208,13 @@ def service_section(figures: ServiceFigures) -> str:
         "| load | requests | per second | p50 ms | p99 ms | server CPU ms/request | statuses |",
         "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
-    for load in (*figures.cached, figures.fresh_one, figures.fresh_many):
-        clients = CLIENTS if load in figures.cached else None
-        name = f"{load.label}, {clients} clients" if clients else load.label
+    for row in (*figures.cached, figures.fresh_one, figures.fresh_many):
+        clients = CLIENTS if row in figures.cached else None
+        name = f"{row.label}, {clients} clients" if clients else row.label
         lines.append(
-            f"| {name} | {len(load.latencies_ms)} | {load.per_s:.1f} | {load.p(0.5):.0f} | "
-            f"{load.p(0.99):.0f} | {load.cpu_ms_per_request:.1f} | "
-            f"{dict(sorted(load.statuses.items()))} |"
+            f"| {name} | {len(row.latencies_ms)} | {row.per_s:.1f} | {row.p(0.5):.0f} | "
+            f"{row.p(0.99):.0f} | {row.cpu_ms_per_request:.1f} | "
+            f"{dict(sorted(row.statuses.items()))} |"
         )
     server_p50 = figures.fresh_one.p(0.5)
     lines.append("")

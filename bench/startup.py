@@ -83,7 +83,7 @@ class _InstantHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))) or b"{}")
         prompt = json.dumps(body.get("messages", []))
         text = '{"type": "single"}' if "multi_hop" in prompt else "Herman Melville wrote it [1]."
-        chunks = [
+        chunks: list[dict[str, Any]] = [
             {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
             {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
             {"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5}},
