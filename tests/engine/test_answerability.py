@@ -100,3 +100,27 @@ async def test_a_missing_line_keeps_an_answer_from_high() -> None:
     result = await ask("When was the Eiffel Tower completed?", LLMWriter(model))
     assert result.confidence == "medium"
     assert any("missing" in r for r in result.confidence_reasons)
+
+
+async def test_a_yes_no_question_is_not_high_on_a_sentence_that_says_neither() -> None:
+    result = await ask("Was the Eiffel Tower completed in 1889?")
+    assert (result.answer or "").startswith("Construction of the Eiffel Tower was completed")
+    assert result.confidence == "medium"
+    assert "the question asks yes or no; the lead claim says neither" in result.confidence_reasons
+
+
+async def test_a_yes_no_question_answered_yes_from_its_source_can_be_high() -> None:
+    model = FakeChatModel()
+    model.enqueue("Yes, construction of the Eiffel Tower was completed in 1889 [1].")
+    result = await ask("Was the Eiffel Tower completed in 1889?", LLMWriter(model))
+    assert result.verification.supported == result.verification.checked == 1
+    assert result.confidence == "high"
+
+
+async def test_a_question_about_two_named_things_is_not_high_on_one_sentence() -> None:
+    # On HotpotQA dev questions such as "In which U.S. state are MedStar Georgetown University
+    # Hospital and Providence Hospital?", a sentence about the first was rated high and wrong.
+    result = await ask("Where are the Eiffel Tower and the Champ de Mars?")
+    assert (result.answer or "").startswith("The Eiffel Tower is a wrought-iron lattice tower")
+    assert result.confidence == "medium"
+    assert any("chains two facts" in r for r in result.confidence_reasons)

@@ -12,14 +12,18 @@ read with the sentences around it in the cited passage:
   lead claim holds one beyond what the question says;
 * read and supported: the lead comes from a read page (not a search snippet) and passed the
   citation check, and at least 90% of all cited sentences did;
-* a chained question ("the film that was shot in …", "are X and Y both …") needs two facts.
+* a chained question ("the film that was shot in …", "are X and Y both …", "in which state are
+  X and Y") needs two facts;
+* a yes/no question ("are X and Y located in Europe?") needs a lead that says yes or no, which
+  a quoted sentence never does.
 
 The evidence score is coverage + subject (0 to 2). The rule:
   low    — the answer says the sources do not contain the answer (the extractive writer's
            opening, a model's own words), nothing is cited, the lead claim is unsupported, the
            asked-for answer type is missing, or the evidence score is below 0.9;
   high   — evidence score at least 1.1, the lead read and supported, 90% of citations held,
-           the question not chained and the writer not asking for a missing fact;
+           the question not chained, a yes/no question answered yes or no, and the writer
+           not asking for a missing fact;
   medium — everything else.
 Citation support alone never makes an answer `high`. Other pages stating the same answer are
 reported but do not change the grade: on 200 NQ and 92 unanswerable dev questions agreement
@@ -43,6 +47,7 @@ from .support import context_of, stems_of
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
 HIGH_AT = 1.1
 SUPPORTED_SHARE = 0.9
+YES_OR_NO = re.compile(r"\W*(?:yes|no)\b", re.IGNORECASE)
 # The sources-do-not-answer opening, in the extractive writer's words and a model's.
 NOT_FOUND = re.compile(
     r"\b(?:sources?|pages?|passages?|documents?)\b[^.]{0,80}?\b(?:do|does|did)(?:n['’]t| not)\b"
@@ -156,6 +161,10 @@ class _Checks:
         return v.supported / v.checked if v.checked else 0.0
 
     @property
+    def says_yes_no(self) -> bool:
+        return bool(YES_OR_NO.match(self.lead.sentence))
+
+    @property
     def read(self) -> bool:
         return all(not s.snippet for s in self.own)
 
@@ -168,6 +177,7 @@ def _grade(wanted: Asks, evidence: Evidence, checks: _Checks) -> Confidence:
         and checks.read
         and checks.share >= SUPPORTED_SHARE
         and not wanted.chained
+        and (not wanted.yes_no or checks.says_yes_no)
         and not checks.missing
     ):
         return "high"
@@ -207,6 +217,8 @@ def _check_reasons(wanted: Asks, checks: _Checks) -> list[str]:
         out.append("the lead claim rests on a search snippet, not a read page")
     if wanted.chained:
         out.append("the question chains two facts; one cited passage rarely holds both")
+    if wanted.yes_no and not checks.says_yes_no:
+        out.append("the question asks yes or no; the lead claim says neither")
     if checks.missing:
         out.append(f"the writer says a fact is missing: {checks.missing}")
     return out

@@ -61,13 +61,22 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
 # A question that chains two things — "the film that was shot in Leland", "a man born in what
 # year", "are X and Y both ..." — needs two facts; one sentence rarely holds both.
 CHAINED = re.compile(
-    r"\b(?:the|a|an)\s+(?:(?!(?:of|in|on|at|the|a|an)\b)[\w'-]+\s+){0,2}[\w'-]+\s+"
+    r"\b(?:the|a|an|this|that|these|those)\s+(?:(?!(?:of|in|on|at|the|a|an)\b)[\w'-]+\s+){0,2}[\w'-]+\s+"
     r"(?:(?:that|which|who|whose|where)\s|(?:born|based|located|named|founded|created|"
     r"directed|produced|written|owned|released|formed|shot|played|recorded|published)\s+"
     r"(?:in|by|on|at|from|for)\b)"
     r"|\b(?:both|either|neither|the same)\b"
     r"|\b(?:first|earlier|later|older|younger|longer|larger|bigger|more|less)\b.*\bor\b",
     re.IGNORECASE,
+)
+# Two named things asked about at once: "are Brainerd Lakes Regional Airport and Sawyer
+# International Airport ...". Case-sensitive, so "rip it up and start again" is one title.
+TWO_NAMES = re.compile(r"\b[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*,?\s+and\s+(?:the\s+)?[A-Z]")
+# A yes/no question (not "does Archie end up with Betty or Veronica"): a quoted sentence never
+# says "yes" or "no" itself.
+YES_NO = re.compile(
+    r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would)\b(?!.*\bor\b)",
+    re.I,
 )
 # Words that say what kind of answer is wanted rather than what it is about.
 ASKING_WORDS = frozenset(
@@ -82,7 +91,8 @@ class Asks:
     terms: dict[str, str]  # stemmed key term -> the question's own word, for reasons
     shape: re.Pattern[str] | None  # what an answer holds, when the question says
     kind: str | None  # "a date", "a number"...: how reasons name the shape
-    chained: bool = False  # two facts needed (a relative clause, a comparison)
+    chained: bool = False  # two facts needed (a relative clause, a comparison, two names)
+    yes_no: bool = False  # "is/are/did ...?": the answer must say yes or no
 
 
 def asks(question: str) -> Asks:
@@ -90,11 +100,12 @@ def asks(question: str) -> Asks:
     for word in content_tokens(question):
         if word not in ASKING_WORDS:
             terms.setdefault(stem(word), word)
-    chained = bool(CHAINED.search(question))
+    chained = bool(CHAINED.search(question) or TWO_NAMES.search(question))
+    yes_no = bool(YES_NO.search(question))
     for asked, shape, kind in ANSWER_TYPES:
         if asked.search(question):
-            return Asks(question, terms, shape, kind, chained)
-    return Asks(question, terms, None, None, chained)
+            return Asks(question, terms, shape, kind, chained, yes_no)
+    return Asks(question, terms, None, None, chained, yes_no)
 
 
 def coverage(wanted: Asks, found: frozenset[str] | set[str]) -> float:
