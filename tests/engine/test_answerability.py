@@ -3,6 +3,8 @@ answer that says so when the sources do not answer."""
 
 from __future__ import annotations
 
+import pytest
+
 from sleuth.engine.engine import Engine
 from sleuth.events import Done, Event
 from sleuth.pipeline.write.extractive import ExtractiveWriter
@@ -109,9 +111,16 @@ async def test_a_yes_no_question_is_not_high_on_a_sentence_that_says_neither() -
     assert "the question asks yes or no; the lead claim says neither" in result.confidence_reasons
 
 
-async def test_a_yes_no_question_answered_yes_from_its_source_can_be_high() -> None:
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Yes, construction of the Eiffel Tower was completed in 1889 [1].",
+        "Yes.\n\nConstruction of the Eiffel Tower was completed in 1889 [1].",
+    ],
+)
+async def test_a_yes_no_question_answered_yes_from_its_source_can_be_high(answer: str) -> None:
     model = FakeChatModel()
-    model.enqueue("Yes, construction of the Eiffel Tower was completed in 1889 [1].")
+    model.enqueue(answer)
     result = await ask("Was the Eiffel Tower completed in 1889?", LLMWriter(model))
     assert result.verification.supported == result.verification.checked == 1
     assert result.confidence == "high"

@@ -129,7 +129,7 @@ def assess(
         return Assessment("low", ("no sentence cites a source",))
     found = stems_of(" ".join([lead.sentence, *(context_of(lead.sentence, s) for s in own)]))
     evidence = _evidence(wanted, lead, found, sources)
-    checks = _Checks(lead, own, verification, missing)
+    checks = _Checks(lead, own, verification, missing, answer)
     grade = _grade(wanted, evidence, checks)
     against, for_it = _reasons(wanted, evidence, checks, found, sources)
     return Assessment(grade, tuple(for_it + against if grade == "high" else against + for_it))
@@ -148,6 +148,7 @@ class _Checks:
     own: Sequence[Source]  # the sources the lead claim cites
     verification: Verification
     missing: str | None
+    answer: str
 
     @property
     def lead_supported(self) -> bool:
@@ -162,7 +163,8 @@ class _Checks:
 
     @property
     def says_yes_no(self) -> bool:
-        return bool(YES_OR_NO.match(self.lead.sentence))
+        """The answer opens with yes or no ("No. X is in Minnesota [1]."), or its lead does."""
+        return bool(YES_OR_NO.match(self.answer) or YES_OR_NO.match(self.lead.sentence))
 
     @property
     def read(self) -> bool:
