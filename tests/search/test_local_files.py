@@ -81,6 +81,26 @@ def test_an_included_html_file_is_parsed_in_the_sandbox(tmp_path: Path) -> None:
     assert "fourteen days" in " ".join(s.text for s in document.sections)
 
 
+def test_an_included_pdf_bomb_costs_one_file_not_the_run(tmp_path: Path) -> None:
+    # --include converted in process: this PDF (4 MB, inflating to 500 MB) aborted the whole
+    # run inside PDFium (SIGABRT, no message). Run as a child with a memory ceiling, so a
+    # regression fails this test instead of aborting the test session.
+    from tests.faults.harness import run_limited
+    from tests.testweb.bombs import pdf_bomb
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "report.pdf").write_bytes(pdf_bomb(500 * 1024 * 1024))
+    (folder / "retention.md").write_text(NOTE)
+    env = {**os.environ, "SLEUTH_HOME": str(tmp_path / "home")}
+    args = ["ask", "how long are audit logs kept", "--search=none", f"--include={folder}"]
+    ran = run_limited(args, env, memory_mb=2048, kill_after_s=120)
+    assert ran.code == 0 and not ran.killed, ran.err
+    assert "ninety days" in ran.out
+    said = [line for line in ran.err.splitlines() if "report.pdf" in line]
+    assert len(said) == 1 and "ran out of memory" in said[0], ran.err
+
+
 def test_a_missing_path_is_still_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError):
         build(tmp_path / "nope.md")

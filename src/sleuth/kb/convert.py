@@ -226,7 +226,7 @@ CONVERTERS: dict[str, Converter] = {
 }
 
 
-def sandboxed_convert(data: bytes, name: str) -> Document:
+def sandboxed_convert(data: bytes, name: str, *, pdf_max_pages: int = PDF_MAX_PAGES) -> Document:
     """`convert`, with every parsed format (PDF, HTML, office files, EPUB) run in the
     extraction sandbox: a local file can be as hostile as a page (a PDF that inflates to
     gigabytes, a zip bomb of a DOCX). Plain text needs no parser and stays in process."""
@@ -236,6 +236,11 @@ def sandboxed_convert(data: bytes, name: str) -> Document:
     if decide_kind(data, name) in PLAIN_KINDS:
         return convert(data, name)
     try:
-        return shared_sandbox().run_sync(convert, data, name)
+        return shared_sandbox().run_sync(_convert_capped, data, name, pdf_max_pages)
     except ExtractionError as exc:
         raise UnreadableFile(exc.reason) from exc
+
+
+def _convert_capped(data: bytes, name: str, pdf_max_pages: int) -> Document:
+    """`convert` with positional arguments only: what the sandbox sends to its worker."""
+    return convert(data, name, pdf_max_pages=pdf_max_pages)

@@ -59,11 +59,13 @@ def build(settings: BackendSettings, regs: Registries) -> LocalSearch:
         message = str(exc) if str(exc).startswith("--include") else f"--include: {exc}"
         raise UsageError(message) from None
     from ..kb import KnowledgeBase, Walk
-    from ..kb.convert import convert
+    from ..kb.convert import sandboxed_convert
     from ..kb.sqlite_store import SqliteKnowledgeStore
 
     kb = KnowledgeBase(SqliteKnowledgeStore(":memory:"), "include")
-    pages = partial(convert, pdf_max_pages=settings.pdf_max_pages)
+    # In the extraction sandbox, as `kb add` converts: an included PDF can be as hostile as a
+    # page (one inflating to 500 MB aborted the whole run inside PDFium).
+    pages = partial(sandboxed_convert, pdf_max_pages=settings.pdf_max_pages)
     report = kb.add(settings.include, Walk(), converter=pages)
     return LocalSearch(KbSearch(kb, "local"), list(report.skipped))
 
