@@ -87,6 +87,18 @@ def test_nginx_sends_to_every_replica_and_does_not_buffer_streams() -> None:
     assert "non_idempotent" not in conf  # a POST already sent is never sent to another replica
 
 
+def test_nginx_closes_idle_upstream_connections_before_the_replicas_do() -> None:
+    # Otherwise nginx can send a POST down a connection a replica has just closed: a reset,
+    # which it does not retry for a non-idempotent request (a 502 to the client).
+    from sleuth.server.main import KEEP_ALIVE_S
+
+    conf = (DEPLOY / "nginx.conf").read_text(encoding="utf-8")
+    upstream = re.search(r"upstream sleuth \{(.*?)\n    \}", conf, flags=re.S)
+    assert upstream and re.search(r"^\s*keepalive \d+;", upstream.group(1), flags=re.M)
+    idle = re.search(r"^\s*keepalive_timeout (\d+)s;", upstream.group(1), flags=re.M)
+    assert idle and int(idle.group(1)) < KEEP_ALIVE_S
+
+
 @pytest.mark.parametrize("unit", ["sleuth-serve@.service", "sleuth-worker@.service"])
 def test_systemd_units_run_real_commands(unit: str) -> None:
     text = (DEPLOY / "systemd" / unit).read_text(encoding="utf-8")

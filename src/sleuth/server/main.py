@@ -23,6 +23,11 @@ from .config import ServerConfig, is_loopback
 CONFIG_ENV = "SLEUTH_SERVE_CONFIG"  # how workers get the parent's configuration
 PASSWORD_ENV = "SLEUTH_ACCESS_PASSWORD"  # the SSE API's and MCP's shared password
 GRACE_S = 30  # in-flight requests get this long to finish on shutdown; then runs are cancelled
+# An idle keep-alive connection is kept this long: longer than a proxy keeps its idle upstream
+# connections (nginx: 60 s, deploy/nginx.conf), so the proxy closes first and never sends a
+# request down a connection the replica closed a moment before (uvicorn's default, 5 s, let
+# that race reset about one request in 50,000 under load, seen as a ReadError by the client).
+KEEP_ALIVE_S = 65
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +101,7 @@ def run(options: ServeOptions) -> None:
         "port": config.port,
         "access_log": False,  # our own JSON access log has org, route, cost and request id
         "timeout_graceful_shutdown": GRACE_S,
+        "timeout_keep_alive": KEEP_ALIVE_S,
         "log_level": "info",
     }
     if options.workers == 1:
