@@ -205,3 +205,25 @@ def test_revisions_are_numbered_kept_and_removed_with_their_session(store: Sessi
         store.revisions(record.id)
     with pytest.raises(UsageError):
         store.add_revision("nope", "x", check, "edited")
+
+
+def test_a_new_file_opened_while_another_process_writes_it_still_switches_to_wal(
+    tmp_path: Path,
+) -> None:
+    # SQLite refuses the switch to WAL at once ("database is locked", no busy wait) while
+    # another connection writes: 1 in 200 `sessions ls` run 8 at a time on new homes failed so.
+    import threading
+
+    path = tmp_path / "sessions.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE other (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO other VALUES (1)")
+    threading.Timer(0.5, lambda: writer.execute("COMMIT")).start()
+    try:
+        store = SessionStore(path)  # switches to WAL and migrates once the writer commits
+        assert not store.list()
+    finally:
+        writer.close()
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

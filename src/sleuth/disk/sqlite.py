@@ -15,6 +15,7 @@ import os
 import sqlite3
 import stat
 import struct
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -149,3 +150,27 @@ def _plain(path: Path, what: str, action: Callable[[], T], retry: bool = False) 
         raise StoreError(f"{what}: {path}: {exc}") from exc
     except OSError as exc:
         raise StoreError(f"{what}: {path}: {why(exc)}") from exc
+
+
+WAL_WAIT_S = 30.0  # as long as a connection's own busy timeout
+WAL_RETRY_S = 0.02
+
+
+def enable_wal(conn: sqlite3.Connection, wait_s: float = WAL_WAIT_S) -> None:
+    """WAL lets readers and one writer work at once; switching is a no-op once done.
+
+    Switching needs the file to itself, and SQLite answers "database is locked" at once,
+    without its busy timeout, while another connection writes: the process that first opens a
+    new file switches it while the others create tables. So a locked switch is tried again
+    until the file is in WAL (often switched by the other process meanwhile) or `wait_s` is up.
+    """
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(WAL_RETRY_S)

@@ -17,7 +17,7 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import TypeVar
 
-from ..disk.sqlite import is_damaged, log, move_aside, recovering
+from ..disk.sqlite import enable_wal, is_damaged, log, move_aside, recovering
 from ..errors import StoreError
 from ..ports import Fetcher, PageCache
 from ..types import Page
@@ -52,7 +52,7 @@ class SqlitePageCache:
 
     def _prepare(self) -> None:
         with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
+            enable_wal(db)  # waits out another process creating the same file
             db.execute(_SCHEMA)
 
     def get(self, url: str) -> Page | None:

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..disk.sqlite import enable_wal
 from ..text.passages import fts_query
 from .store import (
     ChunkHit,
@@ -130,7 +131,7 @@ class SqliteKnowledgeStore:
         )
         self._lock = threading.RLock()
         self._conn.execute("PRAGMA foreign_keys=ON")
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        enable_wal(self._conn)  # waits out another process creating the same file
         self._conn.execute("PRAGMA synchronous=NORMAL")  # an index can be rebuilt; speed wins
         self._migrate()
 

@@ -59,9 +59,3 @@ def migrate(conn: sqlite3.Connection, steps: Sequence[Step], component: str = ""
 def _where(conn: sqlite3.Connection) -> str:
     row = conn.execute("PRAGMA database_list").fetchone()
     return str(row[2]) if row and row[2] else "the database"
-
-
-def enable_wal(conn: sqlite3.Connection) -> None:
-    """WAL lets readers and one writer work at once; switching is a no-op once done."""
-    if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-        conn.execute("PRAGMA journal_mode=WAL")

@@ -23,9 +23,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ..disk.sqlite import refusing
+from ..disk.sqlite import enable_wal, refusing
 from ..errors import StoreError
-from .migrate import enable_wal, migrate, user_version
+from .migrate import migrate, user_version
 from .nodes import NodeLock, dead_nodes, forget, is_dead
 from .service import (
     Admission,

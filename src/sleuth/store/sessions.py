@@ -15,12 +15,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..disk.sqlite import is_damaged, move_aside, recovering
+from ..disk.sqlite import enable_wal, is_damaged, move_aside, recovering
 from ..errors import NotFoundError, StoreError, UsageError
 from ..settings import sleuth_home
 from ..types import ModelUsage
 from .codec import result_from_json, result_to_json
-from .migrate import Step, enable_wal, migrate
+from .migrate import Step, migrate
 from .records import (
     Revision,
     SessionRecord,
