@@ -129,7 +129,26 @@ async def test_a_yes_no_question_answered_yes_from_its_source_can_be_high(answer
 async def test_a_question_about_two_named_things_is_not_high_on_one_sentence() -> None:
     # On HotpotQA dev questions such as "In which U.S. state are MedStar Georgetown University
     # Hospital and Providence Hospital?", a sentence about the first was rated high and wrong.
-    result = await ask("Where are the Eiffel Tower and the Champ de Mars?")
-    assert (result.answer or "").startswith("The Eiffel Tower is a wrought-iron lattice tower")
+    result = await ask("When were the Eiffel Tower and World's Fair Grounds completed?")
+    assert (result.answer or "").startswith("Construction of the Eiffel Tower was completed")
     assert result.confidence == "medium"
     assert any("chains two facts" in r for r in result.confidence_reasons)
+
+
+@pytest.mark.parametrize(
+    ("question", "chained"),
+    [
+        ("In which U.S. state are MedStar Georgetown University Hospital and Providence Hospital?",
+         True),
+        ("Who wrote Pride and Prejudice?", False),  # one title, not two things
+        ("Who wrote Harry Potter and the Philosopher's Stone?", False),
+        ("When did Lewis and Clark reach the Pacific?", False),
+        ("who sang rip it up and start again", False),
+    ],
+)  # fmt: skip
+def test_two_named_things_chain_a_question_and_titles_with_and_do_not(
+    question: str, chained: bool
+) -> None:
+    from sleuth.pipeline.asks import asks
+
+    assert asks(question).chained is chained

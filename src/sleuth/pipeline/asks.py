@@ -61,7 +61,8 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
 # A question that chains two things — "the film that was shot in Leland", "a man born in what
 # year", "are X and Y both ..." — needs two facts; one sentence rarely holds both.
 CHAINED = re.compile(
-    r"\b(?:the|a|an|this|that|these|those)\s+(?:(?!(?:of|in|on|at|the|a|an)\b)[\w'-]+\s+){0,2}[\w'-]+\s+"
+    r"\b(?:the|a|an|this|that|these|those)\s+"
+    r"(?:(?!(?:of|in|on|at|the|a|an)\b)[\w'-]+\s+){0,2}[\w'-]+\s+"
     r"(?:(?:that|which|who|whose|where)\s|(?:born|based|located|named|founded|created|"
     r"directed|produced|written|owned|released|formed|shot|played|recorded|published)\s+"
     r"(?:in|by|on|at|from|for)\b)"
@@ -70,8 +71,10 @@ CHAINED = re.compile(
     re.IGNORECASE,
 )
 # Two named things asked about at once: "are Brainerd Lakes Regional Airport and Sawyer
-# International Airport ...". Case-sensitive, so "rip it up and start again" is one title.
-TWO_NAMES = re.compile(r"\b[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*,?\s+and\s+(?:the\s+)?[A-Z]")
+# International Airport ...": a name of two or more capitalised words right after "and".
+# Case-sensitive, so "rip it up and start again" is one title, and neither "Pride and
+# Prejudice" nor "Harry Potter and the Philosopher's Stone" counts as two things.
+TWO_NAMES = re.compile(r"\b[A-Z][\w.'’-]*,?\s+and\s+[A-Z][\w.'’-]*\s+[A-Z]")
 # A yes/no question (not "does Archie end up with Betty or Veronica"): a quoted sentence never
 # says "yes" or "no" itself.
 YES_NO = re.compile(
