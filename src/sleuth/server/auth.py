@@ -9,12 +9,12 @@ check for the same reason.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from ..app.caller import Caller as Principal
 from ..store.service import SCOPES
 from .config import OPEN_ORG
 from .errors import ApiError
@@ -22,14 +22,6 @@ from .state import State, state_of
 
 api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
 bearer = HTTPBearer(auto_error=False, description="The same API key as a bearer token.")
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    org: str
-    scopes: tuple[str, ...]
-    plan: str
-    key_id: str | None  # None with open access
 
 
 async def principal(
@@ -41,13 +33,13 @@ async def principal(
     secret = api_key or (token.credentials if token is not None else None)
     if not secret:
         if state.config.open_access:
-            return Principal(OPEN_ORG, SCOPES, "open", None)
+            return Principal(OPEN_ORG, SCOPES, "open", None, "open")
         raise ApiError(401, "UNAUTHORIZED", "an API key is required (X-API-Key header)")
     key = await state.store.key_for(secret.strip())
     if key is None:
         raise ApiError(401, "UNAUTHORIZED", "the API key is not valid or was revoked")
     org = await state.store.org(key.org)
-    found = Principal(key.org, key.scopes, org.plan if org else "self-hosted", key.id)
+    found = Principal(key.org, key.scopes, org.plan if org else "self-hosted", key.id, "key")
     request.state.org = found.org
     return found
 

@@ -20,10 +20,10 @@ from starlette.requests import HTTPConnection
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ...app.caller import Caller as Principal
 from ...events import Event
 from ...types import SearchResult
 from ..access import caller, presented
-from ..auth import Principal
 from ..errors import ApiError
 from ..research import Tally
 from ..state import State

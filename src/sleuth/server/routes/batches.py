@@ -13,7 +13,8 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from ...app.batch import BadLine, Item, line_id, parse_object
-from ..auth import Principal, ServerState, scoped
+from ...app.caller import Caller as Principal
+from ..auth import ServerState, scoped
 from ..errors import ApiError
 from ..models import Body
 from .common import READ_ERRORS, check_rate, documented

@@ -9,9 +9,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, File, Form, Path, Query, UploadFile
 from pydantic import BaseModel, Field
 
+from ...app.caller import Caller as Principal
 from ...app.knowledge import MAX_UPLOAD_BYTES
 from ...errors import UsageError
-from ..auth import Principal, ServerState, scoped
+from ..auth import ServerState, scoped
 from ..errors import ApiError
 from .common import READ_ERRORS, check_rate, documented
 

@@ -9,9 +9,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
+from ...app.caller import Caller as Principal
 from ...app.lookup import ReadHit, trace_values
 from ...types import Result
-from ..auth import Principal, ServerState, scoped
+from ..auth import ServerState, scoped
 from ..idempotency import idempotent
 from ..models import ExtractBody, ExtractResponse, SearchBody, SearchResponse
 from ..research import Tally

@@ -8,7 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse, Response
 
-from ..auth import Principal, ServerState, scoped
+from ...app.caller import Caller as Principal
+from ..auth import ServerState, scoped
 from ..errors import ApiError
 from ..idempotency import idempotent
 from ..models import ResearchBody, ResearchResult
