@@ -17,6 +17,10 @@
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
     │   └── NoAnswerError         require_answer and the sources do not answer (exit 3)
     ├── BudgetExceededError       --max-cost reached (exit 2, HTTP 402)
+    ├── Refused                   the service will not run this now (`retry_after`: when to try)
+    │   ├── QuotaExceeded         the organization's monthly quota is used up (402)
+    │   ├── RateLimited           the organization's request rate or running-run limit (429)
+    │   └── ServerBusy            every slot of this node for the kind of work is taken (503)
     ├── CitationCheckFailed       --strict-cites and a citation is unsupported (exit 4)
     └── DeadlineExceeded          --max-runtime reached (exit 5, HTTP 504)
 
@@ -229,6 +233,37 @@ class BudgetExceededError(SleuthError):
     code = "QUOTA_EXCEEDED"
 
 
+class Refused(SleuthError):
+    """The service will not do this work now. `retry_after` (seconds) is when the same request
+    may succeed, or None when waiting will not help (a used-up quota). Raised by the service,
+    worded by each face: the API as a status with `Retry-After`, MCP as a tool error."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.retryable = retry_after is not None
+
+
+class QuotaExceeded(Refused):
+    exit_code = 2
+    http_status = 402
+    code = "QUOTA_EXCEEDED"
+
+    def __init__(self, message: str, *, meter: str = "") -> None:
+        super().__init__(message)
+        self.meter = meter
+
+
+class RateLimited(Refused):
+    http_status = 429
+    code = "RATE_LIMITED"
+
+
+class ServerBusy(Refused):
+    http_status = 503
+    code = "SERVER_BUSY"
+
+
 class CitationCheckFailed(SleuthError):
     exit_code = 4
     http_status = 422
@@ -240,3 +275,4 @@ class DeadlineExceeded(SleuthError):
     http_status = 504
     code = "DEADLINE_EXCEEDED"
     retryable = True
+    queries: tuple[str, ...] = ()  # what the run had searched when it was stopped

@@ -27,8 +27,9 @@ from ..events import Done, Event, Failed, Notice
 from ..ports import SearchQuery
 from ..settings import Settings, database_url, sleuth_home
 from ..store import SessionStore
-from ..store.backend import session_store
+from ..store.backend import service_store, session_store
 from ..store.records import SessionRecord
+from ..store.service import ServiceStore
 from ..types import Result, SearchResult, Usage
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
 from .options import Prepared, prepare
@@ -38,11 +39,13 @@ from .trace import Trace
 # the use case that needs it, so a CLI run pays only for the engine it runs.
 if TYPE_CHECKING:
     from ..graph.model import KnowledgeGraph
+    from .admission import Policy
     from .diff import SessionDiff
     from .doctor import Check
     from .graphs import GraphCache
     from .knowledge import Knowledge
     from .lookup import ReadHit
+    from .service import Service
     from .steer import Stage, Steering
 
 OnEvent = Callable[[Event], None]
@@ -51,11 +54,21 @@ DEEP_LIMIT_S = 150.0
 
 
 class Sleuth:
-    def __init__(self, settings: Settings | None = None, *, store: SessionStore | None = None):
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: SessionStore | None = None,
+        service_store: ServiceStore | None = None,
+    ):
         self.settings = settings or Settings()
         self.home = sleuth_home(self.settings.env)
-        self.resources = Resources(self.home, database_url(self.settings.env))
+        # Where the state lives is decided here, once: SQLite under SLEUTH_HOME, or the
+        # PostgreSQL database of SLEUTH_DATABASE_URL for everything (no face opens a store).
+        self.database_url = database_url(self.settings.env)
+        self.resources = Resources(self.home, self.database_url)
         self._store = store
+        self._service_store = service_store
         self._graphs: GraphCache | None = None
 
     @cached_property
@@ -72,6 +85,8 @@ class Sleuth:
 
     async def aclose(self) -> None:
         await self.resources.aclose()
+        if self._service_store is not None:
+            await self._service_store.aclose()
 
     @property
     def graph_cache(self) -> GraphCache:
@@ -85,8 +100,23 @@ class Sleuth:
     @property
     def sessions(self) -> SessionStore:
         if self._store is None:
-            self._store = session_store(self.home, self.settings.env)
+            self._store = session_store(self.home, self.database_url)
         return self._store
+
+    @property
+    def service_store(self) -> ServiceStore:
+        """Keys, quotas, usage, idempotency, the result cache and runs in flight (opened,
+        and migrated, on first use)."""
+        if self._service_store is None:
+            self._service_store = service_store(self.home, self.sessions, self.database_url)
+        return self._service_store
+
+    def service(self, policy: Policy | None = None, **options: Any) -> Service:
+        """The service use cases (admission, quotas, caching, shared runs) over this
+        application and its service store; see `app/service.py`."""
+        from .service import Service
+
+        return Service(self, self.service_store, policy, **options)
 
     # -- research ------------------------------------------------------------------------------
 

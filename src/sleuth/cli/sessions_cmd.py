@@ -21,10 +21,10 @@ from .runner import write_out
 
 
 def _store() -> SessionStore:
-    from ..settings import sleuth_home
-    from ..store.backend import session_store
+    from ..app.application import Sleuth
+    from ..settings import Settings
 
-    return session_store(sleuth_home())
+    return Sleuth(Settings.from_env()).sessions
 
 
 def _cost(value: float | None) -> str:

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from ..app.application import Sleuth
+from ..app.service import Service
 from ..settings import Settings
 from ..store.service import ServiceStore
 from . import errors
@@ -21,7 +22,6 @@ from .config import Clock, ServerConfig, wall_clock
 from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
-from .research import Research
 from .routes import batches, graph, kb, lookup, meta, research, webapp
 from .state import State
 from .ui import routes as ui_routes
@@ -42,16 +42,14 @@ def create_app(
     clock: Clock = wall_clock,
 ) -> FastAPI:
     config = config or ServerConfig()
-    sleuth = app or Sleuth(Settings.from_env())
-    if store is None:
-        from ..store.backend import service_store
-
-        store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
+    sleuth = app or Sleuth(Settings.from_env(), service_store=store)
+    store = store or sleuth.service_store
     metrics = Metrics()
-    state = State(
-        config, sleuth, store, clock, metrics, Research(sleuth, store, config, clock, metrics)
+    service = Service(
+        sleuth, store, config.policy, defaults=config.defaults, clock=clock, observer=metrics
     )
-    metrics.watch(state.live.running, lambda: state.research.pending() + state.live.pending())
+    state = State(config, sleuth, store, clock, metrics, service)
+    metrics.watch(service.running, service.pending)
 
     @asynccontextmanager
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:
@@ -59,9 +57,7 @@ def create_app(
             async with serving_mcp():
                 yield
         finally:  # runs still going have lost their clients: cancel them, then close
-            await api.state.ui.aclose()
-            await state.live.aclose()
-            await state.research.aclose()
+            await state.service.aclose()
             await state.batches.aclose()
             await sleuth.aclose()
             await store.aclose()

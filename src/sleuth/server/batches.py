@@ -19,20 +19,16 @@ from .errors import ApiError
 
 
 class Batches:
-    def __init__(self, url: str | None, why_not: str = "") -> None:
-        self.url, self.why_not = url, why_not
+    def __init__(self, database_url: str | None) -> None:
+        """Batches on the database of `database_url` (the application's, parsed once)."""
+        self.url, self.why_not = database_url, ""
+        if database_url is None:
+            self.why_not = "batches need PostgreSQL: the server has no SLEUTH_DATABASE_URL"
+        elif absent := missing("queue"):
+            self.url = None
+            self.why_not = f"batches need the queue extra ({', '.join(absent)} not installed)"
         self._store: BatchStore | None = None
         self._ready = asyncio.Lock()
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Batches:
-        url = (env.get("SLEUTH_DATABASE_URL") or "").strip() or None
-        if url is None:
-            return cls(None, "batches need PostgreSQL: the server has no SLEUTH_DATABASE_URL")
-        absent = missing("queue")
-        if absent:
-            return cls(None, f"batches need the queue extra ({', '.join(absent)} not installed)")
-        return cls(url)
 
     def check_available(self) -> None:
         if self.url is None:

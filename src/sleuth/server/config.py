@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..app.admission import Policy
+from ..app.caller import LOCAL_ORG
+
 Clock = Callable[[], float]  # epoch seconds; tests inject one they can move
 
 
@@ -31,8 +34,19 @@ class ServerConfig:
     # requests can set only the run options the API exposes, never these.
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
+    @property
+    def policy(self) -> Policy:
+        """What the service admits on this node (see `app/admission.py`)."""
+        return Policy(
+            run_slots=self.run_slots,
+            org_runs=self.org_runs,
+            org_rate=self.org_rate,
+            result_ttl_s=self.cache_ttl_s,
+            retry_after_s=self.retry_after_s,
+        )
 
-OPEN_ORG = "local"
+
+OPEN_ORG = LOCAL_ORG
 
 
 def is_loopback(host: str) -> bool:

@@ -16,7 +16,6 @@ import uvicorn
 from fastapi import FastAPI
 
 from ..errors import UsageError
-from ..settings import sleuth_home
 from .app import create_app
 from .config import ServerConfig, is_loopback
 
@@ -60,13 +59,11 @@ def access_mode(host: str, no_auth: bool, has_keys: bool) -> bool:
 async def _has_keys() -> bool:
     """Whether any key exists; opening the store migrates it, or refuses (a StoreError) a
     database whose schema is newer than this Sleuth knows, before the server starts."""
-    from ..store.backend import service_store
+    from ..app.application import Sleuth
+    from ..settings import Settings
 
-    store = service_store(sleuth_home())
-    try:
-        return await store.has_keys()
-    finally:
-        await store.aclose()
+    async with Sleuth(Settings.from_env()) as app:
+        return await app.service_store.has_keys()
 
 
 def config_for(options: ServeOptions) -> ServerConfig:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -108,22 +108,9 @@ class Spent:
     pages_read: int = 0
 
 
-class ServiceStore(Protocol):
-    """The service's state. Every method may be called from many requests at once."""
+class KeyStore(Protocol):
+    """Organizations and their API keys."""
 
-    @property
-    def sessions(self) -> SessionStore: ...
-
-    @property
-    def node(self) -> str:
-        """This process's id as the owner of the claims it makes (run reservations, flights,
-        Idempotency-Keys being answered); when the process dies, its claims are void."""
-        ...
-
-    async def ping(self) -> None:
-        """Raise when the storage cannot be reached (readiness)."""
-
-    # -- organizations and keys ----------------------------------------------------------------
     async def create_key(
         self, org: str, scopes: tuple[str, ...], *, now: float, quotas: Mapping[str, int | None]
     ) -> tuple[ApiKey, str]:
@@ -141,7 +128,10 @@ class ServiceStore(Protocol):
 
     async def org(self, name: str) -> Org | None: ...
 
-    # -- quotas, concurrency and usage ------------------------------------------------------------
+
+class QuotaStore(Protocol):
+    """Quotas, running work across replicas, usage and the per-minute request rate."""
+
     async def admit(
         self, org: str, *, now: float, lease_s: float, max_running: int | None
     ) -> Admission:
@@ -163,7 +153,10 @@ class ServiceStore(Protocol):
         """Count one request against the org's per-minute limit: None when allowed, else the
         seconds until the window turns."""
 
-    # -- idempotency --------------------------------------------------------------------------
+
+class IdempotencyStore(Protocol):
+    """`Idempotency-Key` claims and the responses they replay."""
+
     async def claim_key(
         self, org: str, key: str, fingerprint: str, *, now: float, lease_s: float
     ) -> Idempotency: ...
@@ -175,7 +168,17 @@ class ServiceStore(Protocol):
     async def drop_key(self, org: str, key: str) -> None:
         """Forget a claim whose request ended without a response worth replaying."""
 
-    # -- the result cache and runs in flight ---------------------------------------------------
+
+class FlightStore(Protocol):
+    """The result cache, identical runs in flight, and their event logs, shared by every
+    process on the store: a process that does not own a run follows it through these."""
+
+    @property
+    def node(self) -> str:
+        """This process's id as the owner of the claims it makes (run reservations, flights,
+        Idempotency-Keys being answered); when the process dies, its claims are void."""
+        ...
+
     async def cached(
         self, org: str, fingerprint: str, *, now: float, ttl_s: float
     ) -> bytes | None: ...
@@ -189,6 +192,25 @@ class ServiceStore(Protocol):
         a claim whose lease ran out (its process died) can be taken over."""
 
     async def end_flight(self, org: str, fingerprint: str, owner: str) -> None: ...
+
+    async def log_events(
+        self, org: str, run: str, events: Sequence[tuple[int, str]], *, now: float
+    ) -> None:
+        """Append (index, event JSON) rows to a run's shared log (an index written twice keeps
+        the first); logs older than a day are dropped."""
+
+    async def logged_events(self, org: str, run: str, after: int) -> list[tuple[int, str]]:
+        """A run's logged events with an index above `after`, in order."""
+
+
+class ServiceStore(KeyStore, QuotaStore, IdempotencyStore, FlightStore, Protocol):
+    """The service's state. Every method may be called from many requests at once."""
+
+    @property
+    def sessions(self) -> SessionStore: ...
+
+    async def ping(self) -> None:
+        """Raise when the storage cannot be reached (readiness)."""
 
     async def aclose(self) -> None: ...
 

@@ -20,7 +20,7 @@ import asyncio
 import json
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
@@ -76,6 +76,10 @@ STEPS: tuple[str, ...] = (
     CREATE INDEX result_cache_created ON result_cache (created_at);
     CREATE TABLE flights (org TEXT NOT NULL, fingerprint TEXT NOT NULL, owner TEXT NOT NULL,
         expires_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, fingerprint))""",
+    # Runs' event logs, so a replica that does not own a run can follow it.
+    """CREATE TABLE run_logs (org TEXT NOT NULL, run TEXT NOT NULL, idx INTEGER NOT NULL,
+        body TEXT NOT NULL, at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, run, idx));
+    CREATE INDEX run_logs_at ON run_logs (at)""",
 )
 
 Conn = psycopg.AsyncConnection[Any]
@@ -411,6 +415,26 @@ class PgServiceStore:
                 "DELETE FROM flights WHERE org = %s AND fingerprint = %s AND owner = %s",
                 (org, fingerprint, owner),
             )
+
+    async def log_events(
+        self, org: str, run: str, events: Sequence[tuple[int, str]], *, now: float
+    ) -> None:
+        async with self._tx() as conn, conn.cursor() as cur:
+            await cur.executemany(
+                "INSERT INTO run_logs VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                [(org, run, idx, body, now) for idx, body in events],
+            )
+            await cur.execute("DELETE FROM run_logs WHERE at < %s", (now - DAY_S,))
+
+    async def logged_events(self, org: str, run: str, after: int) -> list[tuple[int, str]]:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "SELECT idx, body FROM run_logs WHERE org = %s AND run = %s AND idx > %s"
+                " ORDER BY idx",
+                (org, run, after),
+            )
+            rows = await cur.fetchall()
+        return [(int(i), str(b)) for i, b in rows]
 
 
 async def _org_row(conn: Conn, name: str) -> Org | None:

@@ -44,7 +44,16 @@ def v2_owners(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE idempotency ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
 
 
-MIGRATIONS = (v1, v2_owners)
+def v3_run_logs(conn: sqlite3.Connection) -> None:
+    """Runs' event logs, so a process that does not own a run can follow it."""
+    conn.execute(
+        """CREATE TABLE run_logs (org TEXT NOT NULL, run TEXT NOT NULL, idx INTEGER NOT NULL,
+        body TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (org, run, idx))"""
+    )
+    conn.execute("CREATE INDEX run_logs_at ON run_logs(at)")
+
+
+MIGRATIONS = (v1, v2_owners, v3_run_logs)
 CLAIMS = ("reservations", "flights", "idempotency")  # tables whose rows a node owns
 
 

@@ -16,7 +16,7 @@ import json
 import secrets
 import sqlite3
 import threading
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from datetime import timedelta
@@ -445,6 +445,26 @@ class SqliteServiceStore:
                 "DELETE FROM flights WHERE org = ? AND fingerprint = ? AND owner = ?",
                 (org, fingerprint, owner),
             )
+
+    @writing
+    def log_events(
+        self, org: str, run: str, events: Sequence[tuple[int, str]], *, now: float
+    ) -> None:
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT INTO run_logs VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [(org, run, idx, body, now) for idx, body in events],
+            )
+            conn.execute("DELETE FROM run_logs WHERE at < ?", (now - DAY_S,))
+
+    @reading
+    def logged_events(self, org: str, run: str, after: int) -> list[tuple[int, str]]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT idx, body FROM run_logs WHERE org = ? AND run = ? AND idx > ? ORDER BY idx",
+                (org, run, after),
+            ).fetchall()
+        return [(int(i), str(b)) for i, b in rows]
 
 
 def _drop_claims(conn: sqlite3.Connection, owners: list[str]) -> None:

@@ -9,19 +9,18 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
+from ...app.admission import Tally
 from ...app.caller import Caller as Principal
 from ...app.lookup import ReadHit, trace_values
 from ...types import Result
 from ..auth import ServerState, scoped
 from ..idempotency import idempotent
 from ..models import ExtractBody, ExtractResponse, SearchBody, SearchResponse
-from ..research import Tally
-from .common import POST_ERRORS, check_rate, documented
+from .common import POST_ERRORS, documented
 from .research import IdempotencyKey
 
 router = APIRouter()
 READ_TOP = 5  # advanced search reads this many of the top results
-LOOKUP_LEASE_S = 120.0
 
 
 @router.post(
@@ -40,8 +39,9 @@ async def search(
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """One search (metered as one search, plus the pages an advanced search reads)."""
-    await check_rate(state, caller.org)
-    values = {**state.config.defaults, **body.filter_values()}
+    service = state.service
+    values = service.values(caller, body.filter_values())
+    reads = body.search_depth == "advanced" or body.include_answer
 
     async def work(tally: Tally) -> dict[str, Any]:
         tally.searches = 1
@@ -66,7 +66,7 @@ async def search(
         return out
 
     async def run() -> JSONResponse:
-        return JSONResponse(await state.research.metered(caller.org, LOOKUP_LEASE_S, work))
+        return JSONResponse(await service.lookup(caller, "run" if reads else "light", work))
 
     payload = body.model_dump(mode="json", by_alias=True)
     return await idempotent(request, state, caller.org, payload, run)
@@ -110,17 +110,17 @@ async def extract(
     """Reads up to 10 URLs through the same guarded fetcher as research (no private
     addresses) and has the model fill `schema` and/or answer `prompt` from them, citing them;
     `trace` names the sources containing each filled value. Needs an LLM (else 503)."""
-    await check_rate(state, caller.org)
+    service = state.service
 
     async def work(tally: Tally) -> dict[str, Any]:
         result, hits = await state.app.extract(
-            body.urls, prompt=body.prompt, schema=body.schema_, **state.config.defaults
+            body.urls, prompt=body.prompt, schema=body.schema_, **service.values(caller, {})
         )
         tally.pages = sum(1 for h in hits if h.result.page is not None)
         return _extracted(result, hits, tally)
 
     async def run() -> JSONResponse:
-        return JSONResponse(await state.research.metered(caller.org, LOOKUP_LEASE_S, work))
+        return JSONResponse(await service.lookup(caller, "run", work))
 
     payload = body.model_dump(mode="json", by_alias=True)
     return await idempotent(request, state, caller.org, payload, run)

@@ -5,23 +5,24 @@ stage it reached, and going back to a stage saves a new session from there."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
 from dataclasses import replace
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from sse_starlette import ServerSentEvent
 
 from ...app import revise
 from ...app import steer as steered
+from ...app.runs import Run
 from ...app.steer import MAX_QUERIES, STAGES, STYLE_PARTS, Steering, writing_request
 from ...errors import NotFoundError, SleuthError, UsageError
 from ..config import OPEN_ORG
-from ..stream import response, sse
+from ..stream import response
+from . import jobs
 from .answer import answer_html
 from .context import UiContext, ui_of
-from .jobs import Job, OnEvent
+from .jobs import OnEvent
 from .pages import render
 
 router = APIRouter(include_in_schema=False)
@@ -208,7 +209,7 @@ async def explore(request: Request, session_id: str) -> Response:
     async def work(on_event: OnEvent) -> Steering:
         return await app.steer_explore(state, suggestions, on_event)
 
-    return await _started(request, ui.jobs.start(work))
+    return await started(request, jobs.start(ui, work))
 
 
 @router.post("/runs/{session_id}/write", response_model=None)
@@ -230,41 +231,41 @@ async def write(request: Request, session_id: str) -> Response:
     async def work(on_event: OnEvent) -> Steering:
         return await app.steer_write(state, style, on_event)
 
-    return await _started(request, ui.jobs.start(work))
+    return await started(request, jobs.start(ui, work))
 
 
-async def _started(request: Request, job: Job) -> Response:
-    """The job to watch (a script asked), or, for a plain form post, its outcome."""
+async def started(request: Request, run: Run) -> Response:
+    """The run to watch (a script asked), or, for a plain form post, its outcome."""
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse({"job": job.id, "events": f"/jobs/{job.id}/events",
-                             "cancel": f"/jobs/{job.id}/cancel"})  # fmt: skip
-    if job.task is not None:
-        await job.task
-    last = job.events[-1] if job.events else {}
-    if last.get("type") == "stage":
-        return RedirectResponse(str(last["url"]), status_code=303)
-    message = str(last.get("error") or "the run was cancelled")
+        return JSONResponse({"job": run.id, "events": f"/jobs/{run.id}/events",
+                             "cancel": f"/jobs/{run.id}/cancel"})  # fmt: skip
+    if run.task is not None:
+        await asyncio.gather(asyncio.shield(run.task), return_exceptions=True)
+    end = jobs.outcome(run)
+    if end["type"] == "stage":
+        return RedirectResponse(str(end["url"]), status_code=303)
+    message = str(end.get("error") or "the run was cancelled")
     return render(request, "message.html", status=400, heading="Sleuth", message=message)
 
 
 @router.get("/jobs/{job_id}/events", response_model=None)
 async def job_events(request: Request, job_id: str) -> Response:
-    job = ui_of(request).jobs.get(job_id)
-    if job is None:
+    ui = ui_of(request)
+    run = ui.state.service.run_of(ui.caller, job_id)
+    if run is None:
         return JSONResponse({"error": "no such job"}, status_code=404)
     start = request.headers.get("last-event-id", "")
     first = int(start) + 1 if start.isdigit() else 0
-    return response(_framed(job, first))
-
-
-async def _framed(job: Job, first: int) -> AsyncIterator[ServerSentEvent]:
-    async for index, data in job.follow(first):
-        yield sse(str(data.get("type", "event")), data, str(index))
+    return response(jobs.framed(run, first))
 
 
 @router.post("/jobs/{job_id}/cancel", response_model=None)
 async def cancel(request: Request, job_id: str) -> Response:
-    cancelled = ui_of(request).jobs.cancel(job_id)
+    ui = ui_of(request)
+    run = ui.state.service.run_of(ui.caller, job_id)
+    cancelled = run is not None and not run.done and run.task is not None
+    if cancelled and run is not None and run.task is not None:
+        run.task.cancel()
     return JSONResponse({"cancelled": cancelled}, status_code=200 if cancelled else 409)
 
 

@@ -1,0 +1,143 @@
+"""A run as the service holds it: one replayable log of its events that any number of
+followers read, from the first event or from any sequence number, while it goes and after.
+
+Every face follows runs the same way — the JSON answer waits for the last event, a stream
+relays each, the web UI's page reconnects with the last id it saw. When the last follower of a
+run leaves, the run is cancelled with everything it started, unless a follower asked to keep it
+(a JSON request: its answer lands in the cache for the client's retry).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import SleuthError
+from ..events import Done, Event, Failed
+from ..types import Result
+
+
+def ends(event: Event) -> bool:
+    return isinstance(event, Done | Failed)
+
+
+@dataclass(eq=False)
+class RunLog:
+    """A run's events so far, in order; readers wait for more until it is closed."""
+
+    events: list[Event] = field(default_factory=list)
+    closed: bool = False
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def publish(self, event: Event) -> None:
+        if not self.closed:
+            self.events.append(event)
+            self._notify()
+
+    def close(self) -> None:
+        self.closed = True
+        self._notify()
+
+    def _notify(self) -> None:
+        self._wake.set()
+        self._wake = asyncio.Event()
+
+    async def read(self, start: int = 0) -> AsyncIterator[tuple[int, Event]]:
+        """(index, event) from `start` on. The last event is handed out only once the log is
+        closed: by then the run's slot and its organization's running count are released, so
+        a client's next request is never refused by its own finished run."""
+        at = max(0, start)
+        while True:
+            wake = self._wake
+            if at < len(self.events) and (self.closed or not ends(self.events[at])):
+                at += 1
+                yield at - 1, self.events[at - 1]
+            elif self.closed and at >= len(self.events):
+                return
+            else:
+                await wake.wait()
+
+
+@dataclass(eq=False)
+class Run:
+    """One admitted (or cached, or shared) piece of work and its log."""
+
+    id: str
+    org: str
+    kind: str  # research, steer, graph, ...
+    log: RunLog = field(default_factory=RunLog)
+    admitted: asyncio.Future[None] = field(default_factory=asyncio.Future)
+    task: asyncio.Task[Any] | None = None
+    cached_body: bytes | None = None  # a cache hit's stored JSON, served as it is
+    followers: int = 0
+    kept: bool = False  # some follower asked for the run to finish even if it leaves
+    value: Any = None  # what a piece of work other than a research run returned
+
+    def __post_init__(self) -> None:
+        # A refusal nobody awaited must not be reported as "never retrieved".
+        self.admitted.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    @property
+    def done(self) -> bool:
+        return self.log.closed
+
+    def follow(self, *, keep: bool = False) -> Following:
+        return Following(self, keep)
+
+    def leave(self) -> None:
+        self.followers -= 1
+        if self.followers <= 0 and not self.kept and not self.done and self.task is not None:
+            self.task.cancel()
+
+
+class Following:
+    """A follower's hold on a run: wait for it to be admitted, read its events, take its
+    result; `leave()` (or leaving the `async with`) when the follower is gone."""
+
+    def __init__(self, run: Run, keep: bool) -> None:
+        self.run = run
+        self._left = False
+        run.followers += 1
+        run.kept = run.kept or keep
+
+    async def __aenter__(self) -> Following:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.leave()
+
+    async def admitted(self) -> None:
+        """Return once the run may go (at once for a cache hit or a shared run); raise the
+        service's refusal (quota, rate, busy) when it may not."""
+        try:
+            await asyncio.shield(self.run.admitted)
+        except BaseException:
+            self.leave()
+            raise
+
+    def events(self, start: int = 0) -> AsyncIterator[Event]:
+        return _events(self.run.log, start)
+
+    def indexed(self, start: int = 0) -> AsyncIterator[tuple[int, Event]]:
+        return self.run.log.read(start)
+
+    async def result(self) -> Result:
+        """The run's result, or its error raised."""
+        async for event in self.events():
+            if isinstance(event, Done):
+                return event.result
+            if isinstance(event, Failed):
+                raise event.exception or SleuthError(event.error)
+        raise asyncio.CancelledError("the run was cancelled before it ended")
+
+    def leave(self) -> None:
+        if not self._left:
+            self._left = True
+            self.run.leave()
+
+
+async def _events(log: RunLog, start: int) -> AsyncIterator[Event]:
+    async for _, event in log.read(start):
+        yield event
