@@ -32,9 +32,10 @@ def queued(
             f"{install_hint('queue')}"
         )
     from ..app.batchfile import ResultsFile
-    from ..app.queue import database_url
+    from ..app.queue import queue_url
+    from ..settings import database_url
 
-    url = database_url()
+    url = queue_url(database_url())
     results = ResultsFile(target, sys.stdout)
     answered = results.answered()
     batch_id = follow
@@ -53,7 +54,8 @@ def queued(
 def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str]) -> str:
     from ..app.batch import Tally, pending
     from ..app.batchfile import read_questions
-    from ..app.queue import LOCAL_ORG, enqueue, prepare_schema
+    from ..app.caller import LOCAL_ORG
+    from ..app.queue import enqueue, prepare_schema
 
     workers = sorted(k for k in given if k != "deep" and SETTINGS[k].target == "engine")
     if workers:
@@ -80,7 +82,8 @@ def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str
 
 
 def _follow(url: str, batch_id: str, results: Any, answered: set[str], target: Path | None) -> int:
-    from ..app.queue import LOCAL_ORG, collect, follow
+    from ..app.caller import LOCAL_ORG
+    from ..app.queue import collect, follow
     from ..store.batches_pg import Progress
     from .batch_cmd import Bar, summary
 

@@ -6,8 +6,9 @@ stage it reached, and going back to a stage saves a new session from there."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -25,6 +26,7 @@ from .context import UiContext, ui_of
 from .jobs import OnEvent
 from .pages import render
 
+T = TypeVar("T")
 router = APIRouter(include_in_schema=False)
 DEPTHS = {"quick": 6, "deep": 15}  # sources kept
 MAX_QUESTION = 2000
@@ -47,6 +49,16 @@ def _state(ui: UiContext, session_id: str) -> Steering:
     record = ui.record(session_id)
     state = Steering.from_record(record)
     return replace(state, values={**ui.values(), **state.values})
+
+
+async def _admitted(ui: UiContext, call: Callable[[], Awaitable[T]]) -> T:
+    """A step that may call a model (clarifying questions, the plan, a transform), done as
+    admitted work of the UI's caller: a run slot, metered, in the metrics."""
+
+    async def work(emit: object, tally: object) -> T:
+        return await call()
+
+    return await ui.state.service.perform(ui.caller, "steer", work)
 
 
 def _field(form: Any, name: str, limit: int = 500) -> str:
@@ -92,7 +104,7 @@ async def start(request: Request) -> Response:
         if depth not in DEPTHS:
             raise UsageError(f"unknown depth {depth!r}", setting="depth")
         values = {**ui.values(), "max_sources": DEPTHS[depth], **_kb_search(ui, _many(form, "kb"))}
-        state = await ui.state.app.steer(question, **values)
+        state = await _admitted(ui, lambda: ui.state.app.steer(question, **values))
     except SleuthError as exc:
         return render(request, "ask.html", status=exc.http_status, depths=list(DEPTHS),
                       error=str(exc), question=question, bases=await _bases(ui),
@@ -163,7 +175,7 @@ async def plan(request: Request, session_id: str) -> Response:
     try:
         state = _state(ui, session_id)
         answers = [a[:500] for a in _many(form, "answer")][: len(state.questions)]
-        planned = await ui.state.app.steer_plan(state, answers)
+        planned = await _admitted(ui, lambda: ui.state.app.steer_plan(state, answers))
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(f"/runs/{planned.session_id}", status_code=303)
@@ -358,10 +370,10 @@ async def transform(request: Request, session_id: str) -> Response:
     form = await request.form()
     try:
         record = ui.record(session_id)
-        checked = await revise.transform(
-            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1),
-            _field(form, "kind", 20), _field(form, "language", 40), **ui.values(),
-        )  # fmt: skip
+        text, kind = _field(form, "text", revise.MAX_TEXT + 1), _field(form, "kind", 20)
+        language, values = _field(form, "language", 40), ui.values()
+        checked = await _admitted(ui, lambda: revise.transform(
+            ui.state.app, record.id, text, kind, language, **values))  # fmt: skip
     except SleuthError as exc:
         return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
     return JSONResponse(_checked_json(ui, session_id, checked, request))
