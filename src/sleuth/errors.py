@@ -13,6 +13,7 @@
     │   ├── BlockedURLError       refused by policy (private address, scheme, domain list)
     │   └── ExtractionError       parsing the document overran its sandbox (memory, time, crash)
     ├── StoreError                a local database (sessions, page cache) cannot be used
+    │   └── BatchesUnavailable    batches need PostgreSQL and the queue extra (HTTP 503)
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
     │   └── NoAnswerError         require_answer and the sources do not answer (exit 3)
@@ -192,6 +193,13 @@ class StoreError(SleuthError):
 
     http_status = 503
     code = "STORE_UNAVAILABLE"
+
+
+class BatchesUnavailable(StoreError):
+    """Batches run on the PostgreSQL task queue; this process has no database URL or no queue
+    extra (the message says which)."""
+
+    code = "BATCHES_UNAVAILABLE"
 
 
 class LLMError(SleuthError):

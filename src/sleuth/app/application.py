@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import Engine
 from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
-from ..events import Done, Event, Failed, Notice
+from ..events import Done, Event, Notice
 from ..ports import SearchQuery
 from ..settings import Settings, database_url, sleuth_home
 from ..store import SessionStore
@@ -33,6 +33,7 @@ from ..store.service import ServiceStore
 from ..types import Result, SearchResult, Usage
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
 from .options import Prepared, prepare
+from .runs import finish
 from .trace import Trace
 
 # What `ask` never uses (knowledge bases, steering, diffs, search/extract lookups) is imported by
@@ -416,16 +417,3 @@ class Sleuth:
         from .doctor import run_checks
 
         return await run_checks(self.home, prepare("doctor", self.settings, values).settings)
-
-
-async def finish(events: AsyncIterator[Event], on_event: OnEvent | None = None) -> Result:
-    """Read a run's events until it ends: its result, or its error raised."""
-    async with aclosing(events):  # type: ignore[type-var]
-        async for event in events:
-            if on_event is not None:
-                on_event(event)
-            if isinstance(event, Done):
-                return event.result
-            if isinstance(event, Failed):
-                raise event.exception or SleuthError(event.error)
-    raise SleuthError("the run ended without a result")

@@ -19,7 +19,7 @@ from ..engine import Engine, Parts, Stages
 from ..errors import UsageError
 from ..extras import install_hint, installed
 from ..fetch.browser import BrowserSettings, reading_fetcher
-from ..fetch.cache import CachedFetcher, open_page_cache
+from ..fetch.cache import CachedFetcher, SqlitePageCache, default_cache_path
 from ..fetch.extract import warm_up as warm_extraction
 from ..fetch.http import FetchSettings, HttpFetcher
 from ..llm.clients import ClientPool
@@ -37,6 +37,16 @@ from ..think.clarify import ModelClarifier
 from ..think.hops import HeuristicHopper, ModelHopper
 from ..think.plan import ModelCritic, ModelPlanner
 from ..think.structured import Structurer
+
+
+def open_page_cache(home: Path, ttl_s: float, database_url: str | None = None) -> PageCache:
+    """The page cache: SQLite under `home`, or PostgreSQL when a database URL is given (psycopg
+    is imported only then)."""
+    if database_url is None:
+        return SqlitePageCache(default_cache_path(home), ttl_s=ttl_s)
+    from ..store.page_cache_pg import PgPageCache
+
+    return PgPageCache(database_url, ttl_s=ttl_s)
 
 
 class Resources:

@@ -26,14 +26,15 @@ from ..errors import NotFoundError, QuotaExceeded, UsageError
 from ..events import Event
 from ..store.batches_pg import BatchStore, Claimed, NewItem, Progress
 from .admission import Policy, Tally
-from .application import Sleuth, finish
 from .batch import BadLine, Item, Parsed, Record, error_kind, failure, run_values, success
 from .caller import LOCAL_ORG, Caller
+from .runs import finish
 
 if TYPE_CHECKING:
     import procrastinate
     from procrastinate.types import JSONValue
 
+    from .application import Sleuth
     from .service import Service
 
 log = logging.getLogger("sleuth.queue")

@@ -10,7 +10,8 @@ run leaves, the run is cancelled with everything it started, unless a follower a
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,3 +142,18 @@ class Following:
 async def _events(log: RunLog, start: int) -> AsyncIterator[Event]:
     async for _, event in log.read(start):
         yield event
+
+
+async def finish(
+    events: AsyncIterator[Event], on_event: Callable[[Event], None] | None = None
+) -> Result:
+    """Read a run's events until it ends: its result, or its error raised."""
+    async with aclosing(events):  # type: ignore[type-var]
+        async for event in events:
+            if on_event is not None:
+                on_event(event)
+            if isinstance(event, Done):
+                return event.result
+            if isinstance(event, Failed):
+                raise event.exception or SleuthError(event.error)
+    raise SleuthError("the run ended without a result")

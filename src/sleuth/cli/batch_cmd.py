@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import click
 
 from ..errors import UsageError
+from .batch_progress import Bar, summary
 from .options import LLM, READING, SEARCH, option, settings_values, table_options
-from .render import echo
 
 RUN = (
     *SEARCH, *READING, *LLM, "plan_model", "critic_model", "context_tokens", "max_cost",
@@ -156,43 +156,6 @@ def _run_local(questions: Path, values: dict[str, Any], target: Path | None, wor
         bar.close()
     summary(tally, target)
     return tally.failed
-
-
-def summary(tally: Any, target: Path | None) -> None:
-    where = f"; results in {target}" if target is not None else ""
-    parts = [f"{tally.done} answered", f"{tally.failed} failed"]
-    if tally.skipped:
-        parts.append(f"{tally.skipped} already in the results")
-    if tally.duplicates:
-        parts.append(f"{tally.duplicates} repeated ids skipped")
-    echo(f"sleuth: batch: {tally.total} lines: {', '.join(parts)}{where}", err=True)
-
-
-class Bar:
-    """A one-line progress bar on a terminal; nothing when stderr is not one (logs, CI)."""
-
-    WIDTH = 28
-
-    def __init__(self, stream: TextIO, total: int) -> None:
-        self.stream, self.total = stream, total
-        self.live = stream.isatty()
-        self.shown = False
-
-    def step(self, tally: Any) -> None:
-        if not self.live:
-            return
-        finished = tally.done + tally.failed
-        filled = self.WIDTH * finished // self.total if self.total else self.WIDTH
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        line = f"[{bar}] {finished}/{self.total} · {tally.failed} failed"
-        self.stream.write("\r" + line + "\x1b[K")
-        self.stream.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
 
 
 COMMANDS = [batch]

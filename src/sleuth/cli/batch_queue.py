@@ -8,12 +8,15 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..extras import install_hint, missing
 from ..settings.table import SETTINGS, flag_name
 from .render import echo
+
+if TYPE_CHECKING:
+    from ..store.batches_pg import Progress
 
 
 def queued(
@@ -84,8 +87,7 @@ def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str
 def _follow(url: str, batch_id: str, results: Any, answered: set[str], target: Path | None) -> int:
     from ..app.caller import LOCAL_ORG
     from ..app.queue import collect, follow
-    from ..store.batches_pg import Progress
-    from .batch_cmd import Bar, summary
+    from .batch_progress import Bar, summary
 
     bars: list[Bar] = []
 

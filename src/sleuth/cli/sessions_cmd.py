@@ -8,16 +8,19 @@ import json
 import tempfile
 import webbrowser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
 from ..settings.values import parse_age
-from ..store import SessionStats, SessionStore, SessionSummary
 from .complete import session_argument
 from .options import note, table_option
 from .render import confidence_line, echo
 from .runner import write_out
+
+if TYPE_CHECKING:
+    from ..store import SessionStats, SessionStore, SessionSummary
 
 
 def _store() -> SessionStore:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import version
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
@@ -15,7 +16,6 @@ from fastapi_offline import FastAPIOffline
 from ..app.application import Sleuth
 from ..app.service import Service
 from ..settings import Settings
-from ..store.service import ServiceStore
 from . import errors
 from .bodylimit import BodyLimit
 from .config import Clock, ServerConfig, wall_clock
@@ -28,6 +28,9 @@ from .ui import routes as ui_routes
 from .ui.context import UiContext
 from .ui.gate import PasswordGate
 from .ui.saved import SavedSettings
+
+if TYPE_CHECKING:
+    from ..store.service import ServiceStore
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
 in code), search and extract, for the organization of the API key (`X-API-Key` or

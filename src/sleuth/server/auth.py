@@ -14,8 +14,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from ..app.caller import ALL_SCOPES
 from ..app.caller import Caller as Principal
-from ..store.service import SCOPES
 from .config import OPEN_ORG
 from .errors import ApiError
 from .state import State, state_of
@@ -33,7 +33,7 @@ async def principal(
     secret = api_key or (token.credentials if token is not None else None)
     if not secret:
         if state.config.open_access:
-            return Principal(OPEN_ORG, SCOPES, "open", None, "open")
+            return Principal(OPEN_ORG, ALL_SCOPES, "open", None, "open")
         raise ApiError(401, "UNAUTHORIZED", "an API key is required (X-API-Key header)")
     key = await state.store.key_for(secret.strip())
     if key is None:

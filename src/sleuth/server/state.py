@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from fastapi import Request
 
+from ..app.batches import Batches
 from ..app.service import Service
-from ..store.service import ServiceStore
-from .batches import Batches
 from .config import Clock, ServerConfig
 from .metrics import Metrics
 
 if TYPE_CHECKING:
     from ..app.application import Sleuth
+    from ..store.service import ServiceStore
 
 
 @dataclass(slots=True)

@@ -30,6 +30,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from ..errors import StoreError
 from . import postgres
+from .schemas import KNOWN
 from .service import (
     Admission,
     Admitted,
@@ -48,39 +49,7 @@ from .service_schema import key_row, moment
 from .sessions import SessionStore
 from .sessions_pg import PgSessionStore
 
-COMPONENT = "service"
 DAY_S = 86400.0
-
-# Append only: a database at version N runs STEPS[N:] (see `postgres.migrate`).
-STEPS: tuple[str, ...] = (
-    """CREATE TABLE orgs (name TEXT PRIMARY KEY, plan TEXT NOT NULL, created_at TEXT NOT NULL,
-        quota_searches BIGINT, quota_pages BIGINT);
-    CREATE TABLE api_keys (id TEXT PRIMARY KEY, org TEXT NOT NULL REFERENCES orgs(name),
-        hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL, created_at TEXT NOT NULL,
-        revoked_at TEXT);
-    CREATE TABLE usage_days (org TEXT NOT NULL, day TEXT COLLATE "C" NOT NULL,
-        searches BIGINT NOT NULL DEFAULT 0, pages_read BIGINT NOT NULL DEFAULT 0,
-        runs BIGINT NOT NULL DEFAULT 0, cached BIGINT NOT NULL DEFAULT 0,
-        PRIMARY KEY (org, day));
-    CREATE TABLE reservations (id TEXT PRIMARY KEY, org TEXT NOT NULL,
-        expires_at DOUBLE PRECISION NOT NULL);
-    CREATE INDEX reservations_org ON reservations (org);
-    CREATE TABLE rate_windows (org TEXT NOT NULL, minute BIGINT NOT NULL,
-        hits BIGINT NOT NULL, PRIMARY KEY (org, minute));
-    CREATE TABLE idempotency (org TEXT NOT NULL, key TEXT NOT NULL,
-        fingerprint TEXT NOT NULL, done BOOLEAN NOT NULL, status INTEGER NOT NULL,
-        body BYTEA, expires_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, key));
-    CREATE TABLE result_cache (org TEXT NOT NULL, fingerprint TEXT NOT NULL,
-        body BYTEA NOT NULL, created_at DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY (org, fingerprint));
-    CREATE INDEX result_cache_created ON result_cache (created_at);
-    CREATE TABLE flights (org TEXT NOT NULL, fingerprint TEXT NOT NULL, owner TEXT NOT NULL,
-        expires_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, fingerprint))""",
-    # Runs' event logs, so a replica that does not own a run can follow it.
-    """CREATE TABLE run_logs (org TEXT NOT NULL, run TEXT NOT NULL, idx INTEGER NOT NULL,
-        body TEXT NOT NULL, at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, run, idx));
-    CREATE INDEX run_logs_at ON run_logs (at)""",
-)
 
 Conn = psycopg.AsyncConnection[Any]
 
@@ -95,8 +64,6 @@ def _day(now: float) -> str:
 
 class PgServiceStore:
     def __init__(self, url: str, sessions: SessionStore | None = None) -> None:
-        from .schemas import KNOWN
-
         self.url = url
         # This process as the owner of its claims: on PostgreSQL a claim is a lease the owner
         # renews, so a dead process's claims lapse with their leases.
@@ -164,8 +131,6 @@ class PgServiceStore:
 
     async def schema(self) -> list[postgres.SchemaState]:
         """Where each component's schema is, against what this Sleuth knows."""
-        from .schemas import KNOWN
-
         async with self._conn() as conn:
             cur = await conn.execute("SELECT to_regclass('sleuth_schema')")
             exists = await cur.fetchone()

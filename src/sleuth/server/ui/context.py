@@ -5,15 +5,17 @@ settings)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
 
 from ...app.caller import LOCAL_ORG, Caller
 from ...errors import NotFoundError
-from ...store.records import SessionRecord
 from ..state import State
 from .saved import SavedSettings
+
+if TYPE_CHECKING:
+    from ...store.records import SessionRecord
 
 
 @dataclass(slots=True)
