@@ -22,6 +22,7 @@
     │   ├── QuotaExceeded         the organization's monthly quota is used up (402)
     │   ├── RateLimited           the organization's request rate or running-run limit (429)
     │   └── ServerBusy            every slot of this node for the kind of work is taken (503)
+    ├── RunCancelled              the run stopped before it ended (server stopping, all left)
     ├── CitationCheckFailed       --strict-cites and a citation is unsupported (exit 4)
     └── DeadlineExceeded          --max-runtime reached (exit 5, HTTP 504)
 
@@ -270,6 +271,15 @@ class RateLimited(Refused):
 class ServerBusy(Refused):
     http_status = 503
     code = "SERVER_BUSY"
+
+
+class RunCancelled(SleuthError):
+    """The run was cancelled before it ended: every follower left, or the server is stopping.
+    The same request may succeed (it starts afresh)."""
+
+    http_status = 503
+    code = "RUN_CANCELLED"
+    retryable = True
 
 
 class CitationCheckFailed(SleuthError):

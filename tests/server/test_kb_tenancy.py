@@ -46,8 +46,8 @@ def served(testweb_env: TestWeb) -> Iterator[Served]:
     with serving(config, defaults=DEFAULTS) as served:
         knowledge = served.state.app.knowledge
         for owner, (name, text) in (("local", OPERATOR), ("acme", ACME)):
-            served.call(lambda _, o=owner, n=name, t=text: knowledge.upload(o, "default", n,
-                                                                            t.encode()))  # fmt: skip
+            data = text.encode()
+            served.call(lambda _, o=owner, n=name, d=data: knowledge.upload(o, "default", n, d))
         yield served
 
 
@@ -59,25 +59,23 @@ def api_texts(served: Served, org: str, key: str) -> dict[str, str]:
     """What each API face answers `org`'s key (the whole response text)."""
     headers = {"X-API-Key": key}
     base = f"{served.api}/orgs/{org}"
+    advanced = {"query": Q, "search_depth": "advanced", "include_answer": True}
     out = {
-        "research": httpx.post(f"{base}/research", json={"query": Q}, headers=headers,
-                               timeout=60).text,  # fmt: skip
-        "search": httpx.post(f"{base}/search", json={"query": Q}, headers=headers).text,
-        "search advanced": httpx.post(
-            f"{base}/search", json={"query": Q, "search_depth": "advanced",
-                                    "include_answer": True}, headers=headers, timeout=60,
-        ).text,  # fmt: skip
+        "research": httpx.post(f"{base}/research", json={"query": Q}, headers=headers, timeout=60),
+        "search": httpx.post(f"{base}/search", json={"query": Q}, headers=headers),
+        "search advanced": httpx.post(f"{base}/search", json=advanced, headers=headers, timeout=60),
     }
+    texts = {face: response.text for face, response in out.items()}
     streamed = {**headers, "Accept": "text/event-stream"}
     with httpx.stream("POST", f"{base}/research", json={"query": Q, "no_cache": True},
                       headers=streamed, timeout=60) as r:  # fmt: skip
-        out["research stream"] = "\n".join(f.data for f in frames(r.iter_lines()))
+        texts["research stream"] = "\n".join(f.data for f in frames(r.iter_lines()))
     bearer = {"Authorization": f"Bearer {key}"}
     with httpx.stream("POST", f"{served.api}/sse", json={"query": Q}, headers=bearer,
                       timeout=60) as r:  # fmt: skip
-        out["web-app sse"] = "\n".join(f.data for f in frames(r.iter_lines()))
-    out.update(asyncio.run(mcp_texts(served, key)))
-    return out
+        texts["web-app sse"] = "\n".join(f.data for f in frames(r.iter_lines()))
+    texts.update(asyncio.run(mcp_texts(served, key)))
+    return texts
 
 
 async def mcp_texts(served: Served, key: str) -> dict[str, str]:
@@ -116,10 +114,10 @@ def test_the_operators_faces_never_return_an_organizations_base(served: Served) 
     assert leaked(written.text, "acme") == [] and "7731" in written.text, written.text[:2000]
 
     async def stdio_face() -> str:
-        async with Sleuth(Settings.from_env()) as app:
-            async with Client(build(LocalRunner(app, DEFAULTS))) as client:
-                research = await client.call_tool("research", {"question": Q})
-                search = await client.call_tool("search", {"query": Q})
+        app = Sleuth(Settings.from_env())
+        async with app, Client(build(LocalRunner(app, DEFAULTS))) as client:
+            research = await client.call_tool("research", {"question": Q})
+            search = await client.call_tool("search", {"query": Q})
         return _tool_text(research) + _tool_text(search)
 
     text = asyncio.run(stdio_face())

@@ -111,7 +111,8 @@ class Admission:
         self._check_org(org, kind)
         self._check_node(kind)
         self.busy[kind] += 1
-        self._org_busy[org] = self._org_busy.get(org, 0) + (kind == "run")
+        if kind == "run":
+            self._org_busy[org] = self._org_busy.get(org, 0) + 1
         try:
             admission = await self.store.admit(
                 org, now=self.clock(), lease_s=lease_s, max_running=self._org_limit(kind)
@@ -125,9 +126,10 @@ class Admission:
                 await self._settle(org, admission.reservation, tally)
         finally:
             self.busy[kind] -= 1
-            self._org_busy[org] -= kind == "run"
-            if not self._org_busy[org]:
-                del self._org_busy[org]
+            if kind == "run":
+                self._org_busy[org] -= 1
+                if not self._org_busy[org]:
+                    del self._org_busy[org]
 
     def _org_limit(self, kind: Kind) -> int | None:
         return self.policy.org_runs if kind == "run" else None

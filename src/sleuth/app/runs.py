@@ -15,7 +15,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import SleuthError
+from ..errors import DeadlineExceeded, RunCancelled, SleuthError
 from ..events import Done, Event, Failed
 from ..types import Result
 
@@ -74,6 +74,7 @@ class Run:
     cached_body: bytes | None = None  # a cache hit's stored JSON, served as it is
     followers: int = 0
     kept: bool = False  # some follower asked for the run to finish even if it leaves
+    abandoned: bool = False  # every follower left: it is being cancelled, join no more
     value: Any = None  # what a piece of work other than a research run returned
 
     def __post_init__(self) -> None:
@@ -90,6 +91,7 @@ class Run:
     def leave(self) -> None:
         self.followers -= 1
         if self.followers <= 0 and not self.kept and not self.done and self.task is not None:
+            self.abandoned = True
             self.task.cancel()
 
 
@@ -114,6 +116,11 @@ class Following:
         service's refusal (quota, rate, busy) when it may not."""
         try:
             await asyncio.shield(self.run.admitted)
+        except asyncio.CancelledError:
+            self.leave()
+            if self.run.admitted.cancelled():  # the run's, not this follower's, cancellation
+                raise RunCancelled("the run was cancelled before it started; retry") from None
+            raise
         except BaseException:
             self.leave()
             raise
@@ -130,8 +137,8 @@ class Following:
             if isinstance(event, Done):
                 return event.result
             if isinstance(event, Failed):
-                raise event.exception or SleuthError(event.error)
-        raise asyncio.CancelledError("the run was cancelled before it ended")
+                raise raised(event)
+        raise RunCancelled("the run was cancelled before it ended; retry")
 
     def leave(self) -> None:
         if not self._left:
@@ -155,5 +162,18 @@ async def finish(
             if isinstance(event, Done):
                 return event.result
             if isinstance(event, Failed):
-                raise event.exception or SleuthError(event.error)
+                raise raised(event)
     raise SleuthError("the run ended without a result")
+
+
+def raised(failed: Failed) -> SleuthError:
+    """The error a failed run ended with: its own, or (from another process's log, where only
+    its words travel) one with the same code, status and meaning."""
+    if failed.exception is not None:
+        return failed.exception
+    if failed.code == DeadlineExceeded.code:
+        return DeadlineExceeded(failed.error, setting=failed.setting)
+    error = SleuthError(failed.error, setting=failed.setting)
+    error.code, error.http_status = failed.code, failed.http_status
+    error.exit_code, error.retryable = failed.exit_code, failed.retryable
+    return error

@@ -127,7 +127,7 @@ class Service:
         # answered by a run that ends up reading the cache.
         flight = f"{key}:fresh" if no_cache else key
         run = self._shared.get((caller.org, flight))
-        if run is None:
+        if run is None or run.abandoned:
             run = self._research(caller, prepared, key, flight)
         else:
             self.observer.hit("shared")
