@@ -12,6 +12,7 @@ reservation is settled with what the work's tally counted when it ends, or relea
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -91,6 +92,10 @@ class Admission:
         self.store, self.policy, self.clock, self.observer = store, policy, clock, observer
         self.busy: dict[Kind, int] = {"run": 0, "light": 0}
         self._org_busy: dict[str, int] = {}
+        # Work holding a slot (its org, kind and start), and how long work of each kind
+        # usually takes: what a refusal's Retry-After is estimated from.
+        self._holders: dict[object, tuple[str, Kind, float]] = {}
+        self._typical: dict[Kind, float] = {"run": policy.retry_after_s, "light": 0.0}
 
     async def count_request(self, caller: Caller) -> None:
         """One request against the organization's per-minute limit (when one is set)."""
@@ -113,6 +118,8 @@ class Admission:
         self.busy[kind] += 1
         if kind == "run":
             self._org_busy[org] = self._org_busy.get(org, 0) + 1
+        token, started = object(), time.monotonic()
+        self._holders[token] = (org, kind, started)
         try:
             admission = await self.store.admit(
                 org, now=self.clock(), lease_s=lease_s, max_running=self._org_limit(kind)
@@ -125,6 +132,8 @@ class Admission:
             finally:
                 await self._settle(org, admission.reservation, tally)
         finally:
+            del self._holders[token]
+            self._learn(kind, time.monotonic() - started)
             self.busy[kind] -= 1
             if kind == "run":
                 self._org_busy[org] -= 1
@@ -140,8 +149,24 @@ class Admission:
             self.observer.refused(RateLimited.code)
             raise RateLimited(
                 "the organization already has its allowed number of runs going; retry shortly",
-                retry_after=self.policy.retry_after_s,
+                retry_after=self._wait(kind, org),
             )
+
+    def _learn(self, kind: Kind, seconds: float) -> None:
+        """How long work of `kind` takes, as a moving average of the latest."""
+        self._typical[kind] = 0.8 * self._typical[kind] + 0.2 * seconds
+
+    def _wait(self, kind: Kind, org: str | None = None) -> float:
+        """When a slot of `kind` (of `org`'s, if given) should free: the soonest expected end
+        of the work holding one, by how long such work usually takes; never under the
+        policy's floor."""
+        now, typical = time.monotonic(), self._typical[kind]
+        ends = [
+            typical - (now - started)
+            for holder, held, started in self._holders.values()
+            if held == kind and (org is None or holder == org)
+        ]
+        return max(self.policy.retry_after_s, min(ends, default=0.0))
 
     def _check_node(self, kind: Kind) -> None:
         slots = self.policy.run_slots if kind == "run" else self.policy.light_slots
@@ -150,7 +175,7 @@ class Admission:
             what = "run slot" if kind == "run" else "request slot"
             raise ServerBusy(
                 f"every {what} of this server is taken; retry shortly",
-                retry_after=self.policy.retry_after_s,
+                retry_after=self._wait(kind),
             )
 
     def _refusal(self, refused: Refused) -> QuotaExceeded | RateLimited:

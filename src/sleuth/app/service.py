@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import DeadlineExceeded, SleuthError
 from ..events import Done, Event, Failed, Searched
-from ..store.codec import result_from_json
-from ..store.service import ServiceStore
+from ..store.service import ServiceStore, UsageReport
 from .admission import Admission, Clock, Kind, Observer, Policy, Tally, Unobserved
 from .caller import Caller
 from .flights import Flights
+from .metering import CachedHits, KeyCache
 from .options import Prepared
 from .runs import Following, Run
 
@@ -76,11 +76,19 @@ class Service:
         self.observer = observer or Unobserved()
         self.admission = Admission(store, self.policy, clock, self.observer)
         self.flights = Flights(store, clock)
+        self.keys = KeyCache(store, clock)
+        self.meter = CachedHits(store, clock)
         self._shared: dict[tuple[str, str], Run] = {}  # research in flight, by request
         self._runs: dict[str, Run] = {}  # every run this process holds, by id
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- who may use what -----------------------------------------------------------------------
+
+    async def caller_for(self, secret: str) -> Caller | None:
+        """The caller an API key stands for (None: no such active key). Lookups are cached a
+        few seconds: a revoked key is refused within `KEY_CACHE_S` on every replica, at once on
+        the one that revoked it."""
+        return await self.keys.caller(secret)
 
     def prepare(self, caller: Caller, values: Mapping[str, Any]) -> Prepared:
         """A run for `caller`: the operator's defaults, then the request's values, searching
@@ -103,6 +111,12 @@ class Service:
         """A request that starts work (an upload, a batch) against the organization's
         per-minute limit; raises RateLimited when it is reached."""
         await self.admission.count_request(caller)
+
+    async def usage(self, caller: Caller, *, days: int = 31) -> UsageReport:
+        """The caller's organization's use this month and per day (this process's cached
+        answers written first)."""
+        await self.meter.flush()
+        return await self.store.usage(caller.org, now=self.clock(), days=days)
 
     # -- research -------------------------------------------------------------------------------
 
@@ -156,14 +170,13 @@ class Service:
         return run
 
     async def _answer_cached(self, run: Run, body: bytes) -> None:
-        """Answer `run` with a cached result: admitted at once, one `Done`, closed."""
+        """Answer `run` with a cached result: admitted at once; its one `Done` is parsed only
+        when a follower reads events (a JSON answer sends the stored bytes as they are)."""
         self.observer.hit("cache")
-        await self.store.count_cached(run.org, now=self.clock())
+        self.meter.count(run.org)
         run.cached_body = body
         if not run.admitted.done():
             run.admitted.set_result(None)
-        run.log.publish(Done(result_from_json(json.loads(body)), run_id=run.id, seq=1))
-        run.log.close()
 
     def _research(self, caller: Caller, prepared: Prepared, key: str, flight: str) -> Run:
         run = Run(secrets.token_urlsafe(12), caller.org, "research")
@@ -300,6 +313,7 @@ class Service:
             finally:
                 if not run.admitted.done():
                     run.admitted.cancel()
+                run.materialize()
                 run.log.close()
                 self._forget_later(run)
 
@@ -331,6 +345,7 @@ class Service:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        await self.meter.aclose()
 
 
 KEEP_FINISHED_S = 600.0

@@ -42,10 +42,9 @@ async def caller(state: State, secret: str | None) -> Principal:
             return Principal(OPEN_ORG, ALL_SCOPES, "open", None, "open")
         what = "an API key or the access password" if password else "an API key"
         raise ApiError(401, "UNAUTHORIZED", f"{what} is required (Authorization: Bearer ...)")
-    key = await state.store.key_for(secret)
-    if key is None:
+    found = await state.service.caller_for(secret)
+    if found is None:
         raise ApiError(401, "UNAUTHORIZED", "the API key or password is not valid")
-    if SCOPE not in key.scopes:
+    if not found.may(SCOPE):
         raise ApiError(403, "SCOPE_REQUIRED", f"this key lacks the {SCOPE!r} scope")
-    org = await state.store.org(key.org)
-    return Principal(key.org, key.scopes, org.plan if org else "self-hosted", key.id, "key")
+    return found

@@ -144,8 +144,8 @@ class QuotaStore(Protocol):
     async def release(self, reservation: str) -> None:
         """Free a reservation without metering (the run never searched)."""
 
-    async def count_cached(self, org: str, *, now: float) -> None:
-        """Record an answer served from the cache (not metered against quotas)."""
+    async def count_cached(self, org: str, *, now: float, n: int = 1) -> None:
+        """Record `n` answers served from the cache (not metered against quotas)."""
 
     async def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport: ...
 

@@ -250,12 +250,13 @@ class PgServiceStore:
         async with self._conn() as conn:
             await conn.execute("DELETE FROM reservations WHERE id = %s", (reservation,))
 
-    async def count_cached(self, org: str, *, now: float) -> None:
+    async def count_cached(self, org: str, *, now: float, n: int = 1) -> None:
         async with self._conn() as conn:
             await conn.execute(
-                "INSERT INTO usage_days (org, day, cached) VALUES (%s, %s, 1)"
-                " ON CONFLICT (org, day) DO UPDATE SET cached = usage_days.cached + 1",
-                (org, _day(now)),
+                "INSERT INTO usage_days (org, day, cached) VALUES (%s, %s, %s)"
+                " ON CONFLICT (org, day) DO UPDATE SET cached = usage_days.cached"
+                " + excluded.cached",
+                (org, _day(now), n),
             )
 
     async def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport:

@@ -303,12 +303,12 @@ class SqliteServiceStore:
             conn.execute("DELETE FROM reservations WHERE id = ?", (reservation,))
 
     @writing
-    def count_cached(self, org: str, *, now: float) -> None:
+    def count_cached(self, org: str, *, now: float, n: int = 1) -> None:
         with self._tx() as conn:
             conn.execute(
-                "INSERT INTO usage_days (org, day, cached) VALUES (?, ?, 1)"
-                " ON CONFLICT (org, day) DO UPDATE SET cached = cached + 1",
-                (org, _day(now)),
+                "INSERT INTO usage_days (org, day, cached) VALUES (?, ?, ?)"
+                " ON CONFLICT (org, day) DO UPDATE SET cached = cached + excluded.cached",
+                (org, _day(now), n),
             )
 
     @reading
