@@ -50,6 +50,7 @@ SkipCause = Literal[
     "no-text",  # read, but nothing usable was extracted
     "extraction",  # parsing it overran the sandbox's memory or time, or crashed the parser
     "deadline",  # not read within the round's deadline; its snippet is used
+    "quota",  # the organization's page quota allowed no more reading; its snippet is used
     "stale",  # published before `since`
     "browser",  # the headless browser could not read it
     "error",  # anything else (an adapter bug costs one page, not the run)

@@ -11,6 +11,8 @@ reservation is settled with what the work's tally counted when it ends, or relea
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
 import time
 from collections.abc import AsyncIterator, Callable
@@ -18,12 +20,14 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ..errors import QuotaExceeded, RateLimited, ServerBusy
+from ..errors import QuotaExceeded, RateLimited, ServerBusy, SleuthError
 from ..events import Event, Fetched, Searched
-from ..store.service import QuotaStore, Refused, Spent
+from ..store.service import ONE_SEARCH, Allowance, QuotaStore, Refused
+from ..store.service import Spent as Spent  # what work may spend and spent: faces name it
 from .caller import Caller
 
 Kind = Literal["run", "light"]
+LEASE_S = 15.0  # a reservation lapses this long after its process last renewed it
 Clock = Callable[[], float]
 
 
@@ -73,6 +77,7 @@ class Tally:
         self.queries: list[str] = []
         self.searches = 0
         self.pages = 0
+        self.allowance = Allowance()  # what the work may spend of the org's quotas
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Searched):
@@ -109,9 +114,12 @@ class Admission:
             raise RateLimited(message, retry_after=wait)
 
     @asynccontextmanager
-    async def slot(self, caller: Caller, kind: Kind, lease_s: float) -> AsyncIterator[Tally]:
-        """Hold a slot for work of `kind`; yields the tally the work fills in, settled when
-        the block ends. Raises the refusal (QuotaExceeded, RateLimited, ServerBusy)."""
+    async def slot(
+        self, caller: Caller, kind: Kind, want: Spent = ONE_SEARCH
+    ) -> AsyncIterator[Tally]:
+        """Hold a slot for work of `kind` that may spend up to `want`; yields the tally the
+        work fills in (with the allowance the quotas leave it), settled when the block ends.
+        Raises the refusal (QuotaExceeded, RateLimited, ServerBusy)."""
         org = caller.org
         self._check_org(org, kind)
         self._check_node(kind)
@@ -122,14 +130,23 @@ class Admission:
         self._holders[token] = (org, kind, started)
         try:
             admission = await self.store.admit(
-                org, now=self.clock(), lease_s=lease_s, max_running=self._org_limit(kind)
+                org,
+                now=self.clock(),
+                lease_s=LEASE_S,
+                max_running=self._org_limit(kind),
+                want=want,
+                run=kind == "run",
             )
             if isinstance(admission, Refused):
                 raise self._refusal(admission)
             tally = Tally()
+            tally.allowance = admission.allowance
+            renewing = asyncio.create_task(self._renew(admission.reservation))
             try:
                 yield tally
             finally:
+                renewing.cancel()
+                await asyncio.gather(renewing, return_exceptions=True)
                 await self._settle(org, admission.reservation, tally)
         finally:
             del self._holders[token]
@@ -139,6 +156,14 @@ class Admission:
                 self._org_busy[org] -= 1
                 if not self._org_busy[org]:
                     del self._org_busy[org]
+
+    async def _renew(self, reservation: str) -> None:
+        """Keep a reservation alive while its work goes: a process that dies stops renewing,
+        and what it held is free again within `LEASE_S`."""
+        while True:
+            await asyncio.sleep(LEASE_S / 3)
+            with contextlib.suppress(SleuthError):  # a store hiccup: the next beat tries again
+                await self.store.renew(reservation, now=self.clock(), lease_s=LEASE_S)
 
     def _org_limit(self, kind: Kind) -> int | None:
         return self.policy.org_runs if kind == "run" else None

@@ -41,6 +41,7 @@ from .trace import Trace
 if TYPE_CHECKING:
     from ..graph.model import KnowledgeGraph
     from .admission import Policy
+    from .budget import Budget
     from .diff import SessionDiff
     from .doctor import Check
     from .graphs import GraphCache
@@ -140,10 +141,17 @@ class Sleuth:
         return await finish(self.stream(question, **values), on_event)
 
     async def run(
-        self, prepared: Prepared, *, rewrite: bool = False, run_id: str | None = None
+        self,
+        prepared: Prepared,
+        *,
+        rewrite: bool = False,
+        run_id: str | None = None,
+        budget: Budget | None = None,
     ) -> AsyncIterator[Event]:
-        """Run a prepared request (or only re-write it from its seeds) and save it."""
-        built = build_parts(prepared.settings, self.resources)
+        """Run a prepared request (or only re-write it from its seeds) and save it; with a
+        `budget`, within what the organization's quotas allow (the result says what was held
+        back)."""
+        built = build_parts(prepared.settings, self.resources, budget)
         if not rewrite:
             self.resources.warm_up()
         engine = Engine.of(built.parts)
@@ -154,7 +162,7 @@ class Sleuth:
                 async for event in events:
                     trace(event)
                     if isinstance(event, Done):
-                        event = replace(event, result=trace.attach(event.result))
+                        event = replace(event, result=trace.attach(held_back(event.result, budget)))
                         for item in self._saved(event, prepared, trace):
                             yield item
                         return
@@ -417,3 +425,14 @@ class Sleuth:
         from .doctor import run_checks
 
         return await run_checks(self.home, prepare("doctor", self.settings, values).settings)
+
+
+def held_back(result: Result, budget: Budget | None) -> Result:
+    """`result`, saying (among its confidence reasons) what the quota kept it from reading."""
+    if budget is None or not budget.refused:
+        return result
+    reason = (
+        f"the organization's quota held back {len(budget.refused)} search(es) or page(s): "
+        "this answer was written from less than a full run would read"
+    )
+    return replace(result, confidence_reasons=(*result.confidence_reasons, reason))

@@ -24,11 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFoundError, QuotaExceeded, UsageError
 from ..events import Event
-from ..store.batches_pg import BatchStore, Claimed, NewItem, Progress
+from ..store.batches_pg import BatchStore, NewItem, Progress
 from .admission import Policy, Tally
 from .batch import BadLine, Item, Parsed, Record, error_kind, failure, run_values, success
+from .budget import Budget
 from .caller import LOCAL_ORG, Caller
+from .options import Prepared
 from .runs import finish
+from .service import wanted
 
 if TYPE_CHECKING:
     import procrastinate
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
 
     from .application import Sleuth
     from .service import Service
+
 
 log = logging.getLogger("sleuth.queue")
 QUEUE = "sleuth_batch"
@@ -149,31 +153,31 @@ class Runner:
             await self.store.finish(batch_id, n, failure(item, "worker_lost", message))
             return
         caller = Caller(claimed.org, how="local" if claimed.org == LOCAL_ORG else "key")
+        try:
+            values = {"query": item.question, **run_values(dict(claimed.options), item)}
+            prepared = self.service.prepare(caller, values)
+        except Exception as exc:  # a question the run cannot take is its record
+            await self.store.finish(batch_id, n, failure(item, error_kind(exc), str(exc)))
+            return
 
         async def research(emit: Callable[[Event], None], tally: Tally) -> None:
-            record = await self._research(caller, claimed, item, emit, tally)
+            record = await self._research(prepared, item, emit, tally)
             if not await self.store.finish(batch_id, n, record):
                 tally.searches = tally.pages = 0  # another run wrote it: that one is metered
 
         try:
-            await self.service.perform(caller, "batch", research)
+            await self.service.perform(caller, "batch", research, want=wanted(prepared))
         except QuotaExceeded as exc:
             await self.store.finish(batch_id, n, failure(item, "quota_exceeded", str(exc)))
 
     async def _research(
-        self,
-        caller: Caller,
-        claimed: Claimed,
-        item: Item,
-        emit: Callable[[Event], None],
-        tally: Tally,
+        self, prepared: Prepared, item: Item, emit: Callable[[Event], None], tally: Tally
     ) -> Record:
         """Like `batch.answer_item`, saved as a session of the batch's organization, whose
-        knowledge bases are the only ones it may search."""
+        knowledge bases are the only ones it may search, within what its quotas allow."""
         try:
-            values = {"query": item.question, **run_values(dict(claimed.options), item)}
-            prepared = self.service.prepare(caller, values)
-            result = await finish(self.service.app.run(prepared), emit)
+            budget = Budget.of(tally.allowance)
+            result = await finish(self.service.app.run(prepared, budget=budget), emit)
         except Exception as exc:  # one question's failure is its record, never the batch's
             return failure(item, error_kind(exc), str(exc) or type(exc).__name__)
         tally.searches, tally.pages = result.usage.searches, result.usage.pages_read

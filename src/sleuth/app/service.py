@@ -30,21 +30,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import DeadlineExceeded, SleuthError
 from ..events import Done, Event, Failed, Searched
-from ..store.service import ServiceStore, UsageReport
+from ..store.service import ONE_SEARCH, ServiceStore, Spent, UsageReport
 from .admission import Admission, Clock, Kind, Observer, Policy, Tally, Unobserved
+from .budget import Budget
 from .caller import Caller
 from .flights import Flights
 from .metering import CachedHits, KeyCache
 from .options import Prepared
-from .runs import Following, Run
+from .runs import Following, Run, raised
 
 if TYPE_CHECKING:
     from .application import Sleuth
 
 T = TypeVar("T")
 log = logging.getLogger("sleuth.service")
-LEASE_MARGIN_S = 60.0  # a run's reservation outlives its time limit by this much
-WORK_LEASE_S = 300.0  # a steered stage or a model call: its reservation's lease
+QUICK = Spent(8, 30)  # the most searches and pages a quick run reads (its reservation)
+NOTHING = Spent(0, 0)
 Work = Callable[[Callable[[Event], None], Tally], Awaitable[T]]
 
 
@@ -216,13 +217,13 @@ class Service:
     ) -> None:
         """Run it here, admitted: its events go to the log and the shared log, its result to
         the cache."""
-        lease = _limit(prepared) + LEASE_MARGIN_S
-        async with self.admission.slot(caller, "run", lease) as tally:
+        async with self.admission.slot(caller, "run", wanted(prepared)) as tally:
             if not run.admitted.done():
                 run.admitted.set_result(None)
             shipper = self.flights.shipper(caller.org, flight)
+            budget = Budget.of(tally.allowance)
             async with self._observed("research", prepared.request.depth) as outcome:
-                async for event in self.app.run(prepared):
+                async for event in self.app.run(prepared, budget=budget):
                     tally(event)
                     if isinstance(event, Done):
                         tally.searches = event.result.usage.searches
@@ -241,26 +242,31 @@ class Service:
 
     # -- lookups --------------------------------------------------------------------------------
 
-    async def lookup(self, caller: Caller, kind: Kind, work: Callable[[Tally], Awaitable[T]]) -> T:
+    async def lookup(
+        self,
+        caller: Caller,
+        kind: Kind,
+        work: Callable[[Tally], Awaitable[T]],
+        want: Spent = ONE_SEARCH,
+    ) -> T:
         """A search or an extraction for `caller`: counted, admitted in the pool of its kind
-        (a plain search reads no page: `light`), metered by what its tally says."""
+        (a plain search reads no page: `light`), metered by what its tally says; `want` is the
+        most it may spend of the organization's quotas."""
         await self.admission.count_request(caller)
-        async with self.admission.slot(caller, kind, WORK_LEASE_S) as tally:
+        async with self.admission.slot(caller, kind, want) as tally:
             return await work(tally)
 
     # -- other work with a log: the web UI's stages, a graph's model calls -----------------------
 
-    def start(
-        self, caller: Caller, kind: str, work: Work[T], *, lease_s: float = WORK_LEASE_S
-    ) -> Run:
+    def start(self, caller: Caller, kind: str, work: Work[T], *, want: Spent = QUICK) -> Run:
         """Start `work` once admitted in a run slot; its events go to the run's log, which a
         page follows by the run's id (`run_of`). The work's value is `run.value` once done."""
         run = Run(secrets.token_urlsafe(12), caller.org, kind)
-        self._hold(run, self._work(run, caller, work, lease_s))
+        self._hold(run, self._work(run, caller, work, want))
         return run
 
-    async def _work(self, run: Run, caller: Caller, work: Work[Any], lease_s: float) -> None:
-        async with self.admission.slot(caller, "run", lease_s) as tally:
+    async def _work(self, run: Run, caller: Caller, work: Work[Any], want: Spent) -> None:
+        async with self.admission.slot(caller, "run", want) as tally:
             run.admitted.set_result(None)
             async with self._observed(run.kind, "-") as outcome:
 
@@ -271,13 +277,17 @@ class Service:
                 run.value = await work(emit, tally)
                 outcome[0] = "ok"
 
-    async def perform(self, caller: Caller, kind: str, work: Work[T]) -> T:
-        """Do admitted `work` and return its value (a graph's model calls, a batch item)."""
-        run = self.start(caller, kind, work)
+    async def perform(
+        self, caller: Caller, kind: str, work: Work[T], *, want: Spent = NOTHING
+    ) -> T:
+        """Do admitted `work` and return its value, or raise its error (a graph's model calls,
+        a batch item, a step of the web UI)."""
+        run = self.start(caller, kind, work, want=want)
         async with run.follow(keep=True) as following:
             await following.admitted()
-            async for _ in following.events():
-                pass
+            async for event in following.events():
+                if isinstance(event, Failed):
+                    raise raised(event)
         if run.task is not None:
             await asyncio.shield(run.task)
         return run.value  # type: ignore[no-any-return]
@@ -388,8 +398,13 @@ def _dumps(data: Mapping[str, Any]) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _limit(prepared: Prepared) -> float:
-    return prepared.request.max_runtime_s or 150.0
+def wanted(prepared: Prepared) -> Spent:
+    """What a run may spend at most: the reservation it holds against the quotas."""
+    request = prepared.request
+    if request.depth != "deep":
+        return QUICK
+    rounds = request.deep_rounds + 1
+    return Spent(6 * rounds, 24 * rounds)
 
 
 def fingerprint(prepared: Prepared) -> str:

@@ -50,10 +50,21 @@ class Org:
 
 
 @dataclass(frozen=True, slots=True)
+class Allowance:
+    """What admitted work may spend of each metered quota (None: no quota on that meter)."""
+
+    searches: int | None = None
+    pages_read: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Admitted:
-    """A fresh run may start; `reservation` is settled (or released) when it ends."""
+    """Work may start; `reservation` is settled (or released) when it ends. The reservation
+    holds `allowance` of the organization's quotas while the work runs, so concurrent work can
+    never together spend more than the quota."""
 
     reservation: str
+    allowance: Allowance = Allowance()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +119,9 @@ class Spent:
     pages_read: int = 0
 
 
+ONE_SEARCH = Spent(1, 0)  # what a plain lookup wants of the quotas
+
+
 class KeyStore(Protocol):
     """Organizations and their API keys."""
 
@@ -133,10 +147,22 @@ class QuotaStore(Protocol):
     """Quotas, running work across replicas, usage and the per-minute request rate."""
 
     async def admit(
-        self, org: str, *, now: float, lease_s: float, max_running: int | None
+        self,
+        org: str,
+        *,
+        now: float,
+        lease_s: float,
+        max_running: int | None,
+        want: Spent = ONE_SEARCH,
+        run: bool = True,
     ) -> Admission:
-        """Atomically check the org's quotas (a unit held by a running run counts as spent) and
-        running-run limit, and reserve one run slot for up to `lease_s` seconds."""
+        """Atomically check the org's quotas (what running work holds counts as spent) and its
+        running-run limit (`run`: this is a run, counted against it), and reserve up to `want`
+        of each metered quota for `lease_s` seconds (renewed while the work goes)."""
+
+    async def renew(self, reservation: str, *, now: float, lease_s: float) -> None:
+        """Extend a reservation's lease: work that stops renewing (its process died) frees
+        what it held when the lease runs out."""
 
     async def settle(self, org: str, reservation: str, spent: Spent, *, now: float) -> None:
         """Meter a finished run's searches and pages and free its reservation."""
@@ -213,6 +239,25 @@ class ServiceStore(KeyStore, QuotaStore, IdempotencyStore, FlightStore, Protocol
         """Raise when the storage cannot be reached (readiness)."""
 
     async def aclose(self) -> None: ...
+
+
+def allowance(org: Org | None, used: Spent, held: Spent, want: Spent) -> Refused | Allowance:
+    """What new work may reserve: on each meter with a quota, what is left of it after the
+    month's use and what running work holds, up to `want`; a refusal when a meter the work
+    wants is used up."""
+    if org is None:
+        return Allowance()
+    left: dict[str, int | None] = {}
+    for meter, limit in (("searches", org.quota_searches), ("pages_read", org.quota_pages)):
+        if limit is None:
+            left[meter] = None
+            continue
+        remaining = limit - getattr(used, meter) - getattr(held, meter)
+        wanted = getattr(want, meter)
+        if wanted > 0 and remaining <= 0:
+            return Refused("quota", meter)
+        left[meter] = max(0, min(remaining, wanted))
+    return Allowance(left["searches"], left["pages_read"])
 
 
 def new_secret() -> tuple[str, str]:

@@ -32,6 +32,7 @@ from ..errors import StoreError
 from . import postgres
 from .schemas import KNOWN
 from .service import (
+    ONE_SEARCH,
     Admission,
     Admitted,
     ApiKey,
@@ -41,6 +42,7 @@ from .service import (
     Spent,
     UsageDay,
     UsageReport,
+    allowance,
     check_scopes,
     hash_secret,
     new_secret,
@@ -211,7 +213,14 @@ class PgServiceStore:
     # -- quotas, concurrency and usage ------------------------------------------------------------
 
     async def admit(
-        self, org: str, *, now: float, lease_s: float, max_running: int | None
+        self,
+        org: str,
+        *,
+        now: float,
+        lease_s: float,
+        max_running: int | None,
+        want: Spent = ONE_SEARCH,
+        run: bool = True,
     ) -> Admission:
         async with self._tx() as conn:
             # One admission per organization at a time, across every replica, until commit.
@@ -221,18 +230,34 @@ class PgServiceStore:
             await conn.execute(
                 "DELETE FROM reservations WHERE org = %s AND expires_at <= %s", (org, now)
             )
-            cur = await conn.execute("SELECT count(*) FROM reservations WHERE org = %s", (org,))
-            (running,) = await cur.fetchone() or (0,)
-            if max_running is not None and running >= max_running:
+            cur = await conn.execute(
+                "SELECT count(*) FILTER (WHERE run), coalesce(sum(searches), 0),"
+                " coalesce(sum(pages), 0) FROM reservations WHERE org = %s",
+                (org,),
+            )
+            running, searches, pages = await cur.fetchone() or (0, 0, 0)
+            if run and max_running is not None and running >= max_running:
                 return Refused("busy", retry_after=1.0)
-            refused = await _over_quota(conn, await _org_row(conn, org), int(running), now)
-            if refused is not None:
-                return refused
+            used = Spent(*await _month_used(conn, org, now))
+            held = Spent(int(searches), int(pages))
+            allowed = allowance(await _org_row(conn, org), used, held, want)
+            if isinstance(allowed, Refused):
+                return allowed
             reservation = secrets.token_hex(8)
             await conn.execute(
-                "INSERT INTO reservations VALUES (%s, %s, %s)", (reservation, org, now + lease_s)
+                "INSERT INTO reservations (id, org, expires_at, run, searches, pages)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                (reservation, org, now + lease_s, run, allowed.searches or 0,
+                 allowed.pages_read or 0),
+            )  # fmt: skip
+        return Admitted(reservation, allowed)
+
+    async def renew(self, reservation: str, *, now: float, lease_s: float) -> None:
+        async with self._conn() as conn:
+            await conn.execute(
+                "UPDATE reservations SET expires_at = %s WHERE id = %s",
+                (now + lease_s, reservation),
             )
-        return Admitted(reservation)
 
     async def settle(self, org: str, reservation: str, spent: Spent, *, now: float) -> None:
         async with self._tx() as conn:
@@ -420,20 +445,6 @@ async def _month_used(conn: Conn, org: str, now: float) -> tuple[int, int]:
     )
     row = await cur.fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
-
-
-async def _over_quota(conn: Conn, org: Org | None, running: int, now: float) -> Refused | None:
-    """A refusal when a meter is used up, counting one unit for each run still going."""
-    if org is None or (org.quota_searches is None and org.quota_pages is None):
-        return None
-    searches, pages = await _month_used(conn, org.name, now)
-    for meter, used, limit in (
-        ("searches", searches, org.quota_searches),
-        ("pages_read", pages, org.quota_pages),
-    ):
-        if limit is not None and used + running >= limit:
-            return Refused("quota", meter)
-    return None
 
 
 __all__ = ["PgServiceStore", "StoreError"]

@@ -34,4 +34,9 @@ STEPS: tuple[str, ...] = (
     """CREATE TABLE run_logs (org TEXT NOT NULL, run TEXT NOT NULL, idx INTEGER NOT NULL,
         body TEXT NOT NULL, at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, run, idx));
     CREATE INDEX run_logs_at ON run_logs (at)""",
+    # A reservation holds what its work may spend of each quota, and says whether it is a run
+    # (counted against the running-run limit) or a lookup.
+    """ALTER TABLE reservations ADD COLUMN run BOOLEAN NOT NULL DEFAULT TRUE;
+    ALTER TABLE reservations ADD COLUMN searches BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE reservations ADD COLUMN pages BIGINT NOT NULL DEFAULT 0""",
 )

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
-from ...app.admission import Tally
+from ...app.admission import Spent, Tally
 from ...app.caller import Caller as Principal
 from ...app.lookup import ReadHit, trace_values
 from ...types import Result
@@ -46,9 +46,8 @@ async def search(
     async def work(tally: Tally) -> dict[str, Any]:
         tally.searches = 1
         if body.search_depth == "advanced":
-            hits = await state.app.search_read(
-                body.query, limit=body.limit, read=READ_TOP, **values
-            )
+            read = _within(READ_TOP, tally.allowance.pages_read)
+            hits = await state.app.search_read(body.query, limit=body.limit, read=read, **values)
         else:
             found = await state.app.search(body.query, limit=body.limit, **values)
             hits = [ReadHit(r) for r in found]
@@ -66,10 +65,18 @@ async def search(
         return out
 
     async def run() -> JSONResponse:
-        return JSONResponse(await service.lookup(caller, "run" if reads else "light", work))
+        if reads:
+            return JSONResponse(await service.lookup(caller, "run", work, Spent(1, READ_TOP)))
+        return JSONResponse(await service.lookup(caller, "light", work, Spent(1, 0)))
 
     payload = body.model_dump(mode="json", by_alias=True)
     return await idempotent(request, state, caller.org, payload, run)
+
+
+def _within(wanted: int, allowed: int | None) -> int:
+    """How many pages to read: what was asked, or less when the organization's page quota
+    leaves less (its reservation says how much)."""
+    return wanted if allowed is None else min(wanted, allowed)
 
 
 def _hit(hit: ReadHit, index: int) -> dict[str, Any]:
@@ -113,14 +120,16 @@ async def extract(
     service = state.service
 
     async def work(tally: Tally) -> dict[str, Any]:
+        urls = body.urls[: _within(len(body.urls), tally.allowance.pages_read)]
         result, hits = await state.app.extract(
-            body.urls, prompt=body.prompt, schema=body.schema_, **service.values(caller, {})
+            urls, prompt=body.prompt, schema=body.schema_, **service.values(caller, {})
         )
         tally.pages = sum(1 for h in hits if h.result.page is not None)
         return _extracted(result, hits, tally)
 
     async def run() -> JSONResponse:
-        return JSONResponse(await service.lookup(caller, "run", work))
+        want = Spent(0, len(body.urls))
+        return JSONResponse(await service.lookup(caller, "run", work, want))
 
     payload = body.model_dump(mode="json", by_alias=True)
     return await idempotent(request, state, caller.org, payload, run)
