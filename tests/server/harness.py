@@ -18,6 +18,7 @@ import uvicorn
 from sleuth.app.application import Sleuth
 from sleuth.server.app import create_app
 from sleuth.server.config import ServerConfig
+from sleuth.server.main import uvicorn_options
 from sleuth.server.state import State
 from sleuth.settings import Settings
 from sleuth.store.backend import service_store
@@ -99,9 +100,8 @@ def serving(
     else:
         store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
     api = create_app(config, app=sleuth, store=store, clock=clock)
-    server = uvicorn.Server(
-        uvicorn.Config(api, host="127.0.0.1", port=0, log_level="warning", access_log=False)
-    )
+    options = {**uvicorn_options(config), "host": "127.0.0.1", "port": 0, "log_level": "warning"}
+    server = uvicorn.Server(uvicorn.Config(api, **options))
     thread = threading.Thread(target=server.run, name="sleuth-serve", daemon=True)
     thread.start()
     while not server.started:

@@ -22,12 +22,6 @@ class UiContext:
     saved: SavedSettings
     jobs: Jobs = field(default_factory=Jobs)
 
-    @property
-    def enabled(self) -> bool:
-        """Open (loopback, no keys) or behind the access password; never on a keyed server
-        without one, where the UI could not tell whose runs to show."""
-        return self.state.config.open_access or bool(self.state.config.access_password)
-
     def values(self) -> dict[str, Any]:
         return {**self.state.config.defaults, **self.saved.values()}
 
