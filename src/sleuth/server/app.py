@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib.metadata import version
 
 from fastapi import Depends, FastAPI
@@ -51,6 +52,9 @@ def create_app(
 ) -> FastAPI:
     config = config or ServerConfig()
     sleuth = app or Sleuth(Settings.from_env())
+    if config.access_password:  # from here on only the verifier is kept (password.py)
+        hashed = password.verifier_for(config.access_password, sleuth.home)
+        config = replace(config, access_password=hashed)
     if store is None:
         from ..store.backend import service_store
 
@@ -115,8 +119,7 @@ def _routes(api: FastAPI) -> None:
 
 
 def _access(config: ServerConfig, sleuth: Sleuth, clock: Clock) -> Access:
-    """The password's verifier (hashed here unless it came hashed), logins, throttle, tickets."""
-    secret = config.access_password
-    verifier = password.parse(password.verifier_for(secret, sleuth.home)) if secret else None
+    """The password's verifier, login sessions, the login throttle and the SSE tickets."""
+    verifier = password.parse(config.access_password) if config.access_password else None
     return Access(verifier, Logins(sleuth.home, clock), Throttle(clock),
                   Tickets(config.ticket_secret, clock))  # fmt: skip
