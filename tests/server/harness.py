@@ -87,9 +87,11 @@ def serving(
     config: ServerConfig | None = None,
     defaults: Mapping[str, Any] | None = None,
     store_type: type[SqliteServiceStore] | None = None,
+    protocol: type[asyncio.Protocol] | None = None,
 ) -> Iterator[Served]:
-    """Serve on 127.0.0.1 (a free port) until the block ends: on SQLite, or on the PostgreSQL
-    database of SLEUTH_DATABASE_URL when the test set one (the `service_backend` fixture)."""
+    """Serve on 127.0.0.1 (a free port) until the block ends, as `sleuth serve` does (its
+    uvicorn options and protocol): on SQLite, or on the PostgreSQL database of
+    SLEUTH_DATABASE_URL when the test set one (the `service_backend` fixture)."""
     config = config or ServerConfig()
     if defaults is not None or not config.defaults:
         config = ServerConfig(**{**_fields(config), "defaults": dict(defaults or TESTWEB_DEFAULTS)})
@@ -101,6 +103,8 @@ def serving(
         store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
     api = create_app(config, app=sleuth, store=store, clock=clock)
     options = {**uvicorn_options(config), "host": "127.0.0.1", "port": 0, "log_level": "warning"}
+    if protocol is not None:  # the production protocol with other bounds (tests/server/test_slow)
+        options["http"] = protocol
     server = uvicorn.Server(uvicorn.Config(api, **options))
     thread = threading.Thread(target=server.run, name="sleuth-serve", daemon=True)
     thread.start()

@@ -26,6 +26,7 @@ from .config import ServerConfig, is_loopback
 HEAD_TIMEOUT_S = 10.0
 MAX_HEADER_BYTES = 64 * 1024
 MAX_HEADERS = 100
+LINGER_S = 1.0  # a refused connection is drained this long before it closes
 
 
 class _Refusal(Exception):
@@ -48,6 +49,7 @@ class GuardedHttp(HttpToolsProtocol):
         self._fields = 0
         self._counted: tuple[Any, str] | None = None
         self._refused: tuple[int, str] | None = None
+        self._linger: asyncio.TimerHandle | None = None
 
     @classmethod
     def configure(cls, config: ServerConfig) -> None:
@@ -70,6 +72,8 @@ class GuardedHttp(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._linger is not None:
+            self._linger.cancel()
         if self._counted is not None:
             self._open[self._counted] -= 1
             if self._open[self._counted] <= 0:
@@ -133,4 +137,10 @@ class GuardedHttp(HttpToolsProtocol):
         head = (b"content-type: text/plain; charset=utf-8\r\ncontent-length: "
                 + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n")  # fmt: skip
         self.transport.write(STATUS_LINE[status] + head + body)
-        self.transport.close()
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        # Closing with unread bytes in the socket would send a reset, which can destroy the
+        # answer before the client reads it: say we are done, drain briefly, then close.
+        self.transport.write_eof()
+        self._linger = self.loop.call_later(LINGER_S, self.transport.close)
