@@ -51,6 +51,9 @@ def test_only_a_salted_scrypt_verifier_is_kept() -> None:
         salt = served.state.app.home / password.SALT_FILE
         assert stat.S_IMODE(salt.stat().st_mode) == 0o600
     assert password.encode(PASSWORD) != password.encode(PASSWORD)  # a salt each
+    given = ServerConfig(access_password=password.encode(PASSWORD))  # the operator's verifier
+    with serving(given) as served, httpx.Client(base_url=served.base) as client:
+        assert login(client).status_code == 303 and login(client, "guess").status_code == 401
 
 
 def test_a_login_is_a_random_server_side_session_that_expires() -> None:
