@@ -74,6 +74,8 @@ def test_logout_ends_the_session_whatever_the_cookie_says() -> None:
     with serving(ServerConfig(access_password=PASSWORD)) as served:
         with httpx.Client(base_url=served.base) as client:
             token = cookie_of(login(client))
+            page = client.get("/", headers=HTML).text
+            assert '<form class="logout" method="post" action="/logout">' in page
             out = client.post("/logout")
             assert out.status_code == 303 and out.headers["location"] == "/login"
             assert COOKIE not in client.cookies
