@@ -69,6 +69,9 @@ def test_every_state_change_from_another_site_is_refused_in_open_mode() -> None:
         assert asyncio.run(served.state.app.knowledge.bases("local")) == []
         mine = client.post("/prefs", data={"lang": "es"}, headers={"Origin": served.base})
         assert mine.status_code == 303
+        tls = served.base.replace("http://", "https://")  # a TLS proxy nobody declared
+        hint = client.post("/prefs", data={"lang": "es"}, headers={"Origin": tls}).json()
+        assert hint["code"] == "CROSS_SITE" and "trusted_proxies" in hint["error"]
         own = {"Origin": served.base, "Sec-Fetch-Site": "same-origin"}
         assert client.post("/api/orgs/local/kb/files", files=upload, headers=own).status_code == 201
 

@@ -104,6 +104,7 @@ async def identify(conn: HTTPConnection, scope: str | None = None) -> Caller:
     secret = presented(conn)
     if not secret:
         if state.config.open_access and access.verifier is None:
+            conn.state.org = OPEN.org
             return OPEN
         what = "an API key or the access password" if access.verifier else "an API key"
         raise ApiError(401, "UNAUTHORIZED", f"{what} is required (Authorization: Bearer ...)")

@@ -59,20 +59,29 @@ def _origin(scheme: str, netloc: str) -> tuple[str, str, int | None]:
     return parts.scheme, (parts.hostname or "").rstrip("."), port or DEFAULT_PORTS.get(scheme)
 
 
-def foreign(scope: Scope, headers: Headers) -> bool:
-    """Whether a browser sent this from another site, in a way this server refuses."""
+def foreign(scope: Scope, headers: Headers) -> str | None:
+    """Why a browser's request from another site is refused here; None when it is not one."""
     site = headers.get("sec-fetch-site")
-    if scope.get("method", "GET") in UNSAFE:
-        origin = headers.get("origin")
-        if site in FOREIGN:
-            return True
-        if origin is None:
-            return False
-        own = _origin(scope.get("scheme", "http"), headers.get("host", ""))
-        parts = urlsplit(origin)
-        return origin == "null" or _origin(parts.scheme, parts.netloc) != own
-    navigating = headers.get("sec-fetch-mode") == "navigate"
-    return site in FOREIGN and not (navigating and headers.get("sec-fetch-dest") == "document")
+    if scope.get("method", "GET") not in UNSAFE:
+        navigating = headers.get("sec-fetch-mode") == "navigate"
+        if site in FOREIGN and not (navigating and headers.get("sec-fetch-dest") == "document"):
+            return "another site may link to this server, not load from it"
+        return None
+    if site in FOREIGN:
+        return "requests from another site are refused"
+    origin = headers.get("origin")
+    if origin is None:
+        return None
+    own = _origin(scope.get("scheme", "http"), headers.get("host", ""))
+    parts = urlsplit(origin)
+    theirs = _origin(parts.scheme, parts.netloc)
+    if theirs == own:
+        return None
+    if origin != "null" and theirs[1] == own[1] and theirs[0] != own[0]:
+        # This server's own name over another scheme: a TLS proxy it was not told about.
+        return (f"the page is {parts.scheme} but this server sees {own[0]}: behind a TLS proxy, "
+                "list its address in trusted_proxies (SLEUTH_TRUSTED_PROXIES)")  # fmt: skip
+    return "requests from another site are refused"
 
 
 class EdgeCheck:
@@ -91,8 +100,8 @@ class EdgeCheck:
                 f"this server does not answer to {host_name(host)!r}; its operator can add the "
                 "name to allowed_hosts (SLEUTH_ALLOWED_HOSTS, sleuth serve --allowed-hosts)",
             )  # fmt: skip
-        elif foreign(scope, headers):
-            refusal = ApiError(403, "CROSS_SITE", "requests from another site are refused")
+        elif reason := foreign(scope, headers):
+            refusal = ApiError(403, "CROSS_SITE", reason)
         else:
             await self.app(scope, receive, send)
             return
