@@ -135,9 +135,16 @@ def test_fetch_event_source_watches_a_deep_run_from_a_live_url(
     testweb_env: TestWeb, llm: FakeLLMServer, node_modules: Path
 ) -> None:
     with serve(llm) as served:
-        query = urlencode({**deep_body(), "password": PASSWORD})
+        query = urlencode({**deep_body(), "ticket": ticket(served, PASSWORD)})
         out = fetch_event_source(node_modules, f"{served.base}/api/sse/live?{query}")
         check_deep_run(out, served, llm)
+
+
+def ticket(served: Served, secret: str) -> str:
+    got = httpx.post(served.base + "/api/sse/ticket", headers={"Authorization": f"Bearer {secret}"})
+    assert got.status_code == 200, got.text
+    value: str = got.json()["ticket"]
+    return value
 
 
 def test_a_bad_provider_is_one_error_event(
@@ -173,8 +180,11 @@ def test_the_password_or_a_key_is_needed(testweb_env: TestWeb, llm: FakeLLMServe
         for headers in ({"Authorization": f"Bearer {PASSWORD}"}, {"X-API-Key": key}):
             status, line = first_event(served, "POST", "/api/sse", json=body, headers=headers)
             assert (status, line) == (200, "event: infor")
-        live = {**body, "password": PASSWORD}
+        live = {**body, "ticket": ticket(served, PASSWORD)}
         assert first_event(served, "GET", "/api/sse/live", params=live) == (200, "event: infor")
+        assert first_event(served, "GET", "/api/sse/live", params=live)[0] == 401  # one use
+        for secret in ({"password": PASSWORD}, {"api_key": key}, {"key": key}):
+            assert first_event(served, "GET", "/api/sse/live", params={**body, **secret})[0] == 401
         searches_only = served.key("acme", scopes=("search",))
         no_scope = {"X-API-Key": searches_only}
         assert first_event(served, "POST", "/api/sse", json=body, headers=no_scope)[0] == 403

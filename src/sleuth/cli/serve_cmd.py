@@ -23,11 +23,13 @@ ENGINE = (
     "browser_cdp_endpoint", "pdf_max_pages", *LLM, "plan_model", "critic_model",
     "context_tokens", "max_cost",
 )  # fmt: skip
+EDGE = ("allowed_hosts", "trusted_proxies", "metrics_token")  # how it faces the network
 EXAMPLES = """
 \b
 Examples:
   sleuth keys create --org acme        # prints the key once
   sleuth serve --port 8000
+  sleuth serve --host 0.0.0.0 --allowed-hosts sleuth.example.com --trusted-proxies 10.0.0.2
   sleuth serve --host 0.0.0.0 --workers 2 --search=searxng --base-url=http://127.0.0.1:11434/v1
 """
 
@@ -62,7 +64,7 @@ Examples:
     show_default=True,
     help="Requests a minute per organization (0: no limit); more get 429.",
 )
-@table_options(*ENGINE)
+@table_options(*ENGINE, *EDGE)
 def serve(
     host: str,
     port: int,
@@ -73,10 +75,12 @@ def serve(
     org_rate: int,
     **flags: Any,
 ) -> None:
-    """Serve the Research API (research, search, extract; docs at /api/docs).
+    """Serve the Research API (research, search, extract; docs at /api/docs) and the web UI.
 
-    Binds to loopback unless --host says otherwise. With no API keys created it refuses a
-    non-loopback host unless --no-auth is given; on loopback it then serves openly.
+    Binds to loopback unless --host says otherwise. With no API keys and no
+    SLEUTH_ACCESS_PASSWORD it serves openly, and only on loopback; --no-auth serves openly on
+    purpose, also only on loopback. Exposed servers answer only to the names in
+    --allowed-hosts (docs/serving.md).
     """
     ServeOptions, run = _server("serve")
     options = ServeOptions(
@@ -113,7 +117,11 @@ Examples:
     default=0,
     help="Port on 127.0.0.1 (default: a free one).",
 )
-@click.option("--no-open", is_flag=True, help="Print the address; do not open a browser.")
+@click.option(
+    "--no-open",
+    is_flag=True,
+    help="Print the address (on stdout, once it listens); do not open a browser.",
+)
 @table_options(*ENGINE)
 def ui(port: int, no_open: bool, **flags: Any) -> None:
     """Open the web UI: research in the browser, served on loopback only.
@@ -154,7 +162,9 @@ def when_listening(port: int, then: Callable[[], None], timeout_s: float = 60.0)
 
 
 def _announce(url: str, *, open_browser: bool) -> None:
-    print(f"sleuth: web UI at {url}", file=sys.stderr, flush=True)
+    """Once it listens: the address alone on stdout (for a script: `sleuth ui --no-open`), and
+    the browser opened unless asked not to."""
+    print(url, flush=True)
     if open_browser and not webbrowser.open(url):
         print("sleuth: could not open a browser; open the address above", file=sys.stderr)
 

@@ -14,7 +14,8 @@ A setting's `kind` says how its value is written in a flag, a file, a variable o
     rounds    `--deep` alone is 2 rounds; `--deep=N` up to N
 
 `target` says who consumes it: `engine` (how a run is assembled: backends, reading, models),
-`run` (what one run does), `session` (how it is saved) or `output` (how an interface shows it).
+`run` (what one run does), `session` (how it is saved), `output` (how an interface shows it)
+or `server` (how `sleuth serve` and `sleuth ui` face the network).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ..types import ApiFormat, AuthorityMode, BrowserMode, Depth, OutputKind
 Kind = Literal[
     "flag", "text", "int", "float", "choice", "list", "path", "duration", "since", "rounds"
 ]
-Target = Literal["engine", "run", "session", "output"]
+Target = Literal["engine", "run", "session", "output", "server"]
 
 # Closed choices, named once and used by the table, the dataclasses and the API models.
 BROWSER_MODES: tuple[str, ...] = get_args(BrowserMode)
@@ -312,6 +313,36 @@ _TABLE = (
         "Exit 3 when the sources do not answer the question (confidence low); the answer "
         "saying so is still printed.",
         "output",
+    ),
+    # ------------------------------------------------------------------ server: the HTTP edge
+    _s(
+        "allowed_hosts",
+        "list",
+        (),
+        "Host names the server answers to besides loopback (localhost, 127.0.0.1, ::1): the "
+        "names people and proxies use to reach it. Any other Host header is refused (DNS "
+        "rebinding).",
+        "server",
+        metavar="HOST[,HOST]",
+    ),
+    _s(
+        "trusted_proxies",
+        "list",
+        (),
+        "Addresses of the TLS proxies in front of the server: only from them are "
+        "X-Forwarded-Proto and X-Forwarded-For believed (the login cookie is then Secure, and "
+        "login throttling counts the real client).",
+        "server",
+        metavar="ADDRESS[,ADDRESS]",
+    ),
+    _s(
+        "metrics_token",
+        "text",
+        None,
+        "Bearer token a Prometheus scraper sends to read /metrics on a server that is not "
+        "open (the access password works too).",
+        "server",
+        secret=True,
     ),
 )
 

@@ -33,13 +33,6 @@ MAX_QUESTION = 2000
 EXPORTS = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
 
 
-def _refused(request: Request, ui: UiContext) -> HTMLResponse | None:
-    if ui.enabled:
-        return None
-    t_msg = "This server requires API keys; set SLEUTH_ACCESS_PASSWORD to use the web UI."
-    return render(request, "message.html", status=403, heading="Sleuth", message=t_msg)
-
-
 def _error(request: Request, exc: SleuthError) -> HTMLResponse:
     status = 404 if isinstance(exc, NotFoundError) else exc.http_status
     return render(request, "message.html", status=status, heading="Sleuth", message=str(exc))
@@ -73,8 +66,6 @@ def _many(form: Any, name: str) -> list[str]:
 @router.get("/", response_class=HTMLResponse)
 async def ask_page(request: Request) -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     picked = request.query_params.getlist("kb")
     return render(request, "ask.html", depths=list(DEPTHS), error=None,
                   bases=await _bases(ui), picked=picked)  # fmt: skip
@@ -91,8 +82,6 @@ async def _bases(ui: UiContext) -> list[Any]:
 @router.post("/runs", response_model=None)
 async def start(request: Request) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     question = _field(form, "question", MAX_QUESTION + 1)
     depth = _field(form, "depth") or "quick"
@@ -126,8 +115,6 @@ def _kb_search(ui: UiContext, names: list[str]) -> dict[str, str]:
 @router.get("/runs/{session_id}", response_class=HTMLResponse)
 async def run_page(request: Request, session_id: str, rev: int | None = None) -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     try:
         state = _state(ui, session_id)
     except SleuthError as exc:
@@ -169,8 +156,6 @@ def _answer(ui: UiContext, request: Request, state: Steering, rev: int | None) -
 @router.post("/runs/{session_id}/plan", response_model=None)
 async def plan(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     try:
         state = _state(ui, session_id)
@@ -184,8 +169,6 @@ async def plan(request: Request, session_id: str) -> Response:
 @router.post("/runs/{session_id}/back", response_model=None)
 async def back(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     stage = _field(form, "stage")
     try:
@@ -202,8 +185,6 @@ async def back(request: Request, session_id: str) -> Response:
 async def explore(request: Request, session_id: str) -> Response:
     """Search and read a round: the (edited) plan first, then the person's suggestions."""
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     try:
         state = _state(ui, session_id)
@@ -228,8 +209,6 @@ async def explore(request: Request, session_id: str) -> Response:
 async def write(request: Request, session_id: str) -> Response:
     """The report, written as asked (tone, length, audience)."""
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     style = writing_request({k: _field(form, k, 150) for k in STYLE_PARTS})
     try:
@@ -284,8 +263,6 @@ async def cancel(request: Request, job_id: str) -> Response:
 @router.get("/runs/{session_id}/export.{fmt}", response_model=None)
 async def export(request: Request, session_id: str, fmt: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     if fmt not in EXPORTS:
         return JSONResponse({"error": f"unknown format {fmt!r}"}, status_code=404)
     try:
@@ -304,8 +281,6 @@ async def export(request: Request, session_id: str, fmt: str) -> Response:
 @router.get("/runs/{session_id}/edit", response_class=HTMLResponse)
 async def edit_page(request: Request, session_id: str) -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     try:
         state = _state(ui, session_id)
         if state.stage != "done" or state.result is None:
@@ -350,8 +325,6 @@ def _checked_json(
 @router.post("/runs/{session_id}/revisions", response_model=None)
 async def save_revision(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     note = _field(form, "note", 200) or "edited"
     try:

@@ -24,7 +24,7 @@ from ...store.records import SessionSummary, normalize_tags
 from ..config import OPEN_ORG
 from . import jobs
 from .context import UiContext, ui_of
-from .flow import _error, _refused, started
+from .flow import _error, started
 from .jobs import OnEvent
 from .pages import render
 
@@ -70,8 +70,6 @@ def _mine(sessions: Sequence[SessionSummary]) -> list[SessionSummary]:
 @router.get("/history", response_class=HTMLResponse)
 async def history(request: Request, q: str = "", tag: str = "", done: str = "") -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     q, tag = q.strip()[:MAX_QUERY], tag.strip()[:MAX_QUERY]
     store = ui.state.app.sessions
     try:
@@ -113,8 +111,6 @@ def _back(request: Request, done: str) -> str:
 @router.post("/history/{session_id}/tags", response_model=None)
 async def add_tags(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     raw = form.get("tags", "")
     try:
@@ -131,8 +127,6 @@ async def add_tags(request: Request, session_id: str) -> Response:
 @router.post("/history/{session_id}/untag", response_model=None)
 async def remove_tag(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     tag = form.get("tag", "")
     try:
@@ -148,8 +142,6 @@ async def remove_tag(request: Request, session_id: str) -> Response:
 @router.post("/history/{session_id}/delete", response_model=None)
 async def delete(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     try:
         record = ui.record(session_id)
         await asyncio.to_thread(ui.state.app.sessions.rm, [record.id])
@@ -163,8 +155,6 @@ async def diff(request: Request) -> HTMLResponse:
     """Two runs side by side: what changed in the metadata, the sources and the answer. The
     older one is A, whichever order they were picked in."""
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     picked = list(dict.fromkeys(request.query_params.getlist("pick")))
     try:
         if len(picked) != 2:
@@ -189,8 +179,6 @@ def _lines(diff: Sequence[str]) -> list[tuple[str, str]]:
 async def rerun(request: Request, session_id: str) -> Response:
     """The question again from scratch, read afresh and saved; the page watches it live."""
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     try:
         record = ui.record(session_id)
     except SleuthError as exc:
@@ -219,8 +207,6 @@ async def continue_run(request: Request, session_id: str) -> Response:
     """Research on from a past run: a steered run at the explore stage holding its sources,
     where the person adds suggestions for another round, then asks for the report."""
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     try:
         record = ui.record(session_id)
         if not record.result.sources:
