@@ -27,7 +27,7 @@ from .state import State
 from .ui import routes as ui_routes
 from .ui.context import UiContext
 from .ui.gate import PasswordGate
-from .ui.saved import SavedSettings
+from .ui.saved import SavedSettings, saved_text
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
 in code), search and extract, for the organization of the API key (`X-API-Key` or
@@ -78,7 +78,7 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
-    api.state.ui = UiContext(state, SavedSettings(sleuth.home))
+    api.state.ui = UiContext(state, SavedSettings(saved_text(sleuth.home, sleuth.settings.env)))
     for module in (meta, research, lookup, kb, batches, webapp, graph):
         api.include_router(module.router)
     api.include_router(ui_routes.router)  # the web UI at /
