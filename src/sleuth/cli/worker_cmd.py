@@ -70,10 +70,12 @@ async def _work(
     from ..app.application import Sleuth
     from ..app.queue import run_worker
     from ..settings import Settings
-    from ..store.service_sqlite import SqliteServiceStore
+    from ..store.backend import service_store
 
     async with Sleuth(Settings.from_env()) as app:
-        service = SqliteServiceStore(app.home, app.sessions)
+        # The API's store (the database's): a question is metered against the quota the
+        # replicas admit by, not a file in this worker's home.
+        service = service_store(app.home, app.sessions, app.settings.env)
         try:
             await run_worker(
                 url,
