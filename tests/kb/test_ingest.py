@@ -218,3 +218,28 @@ def test_unsupported_files_in_a_folder_are_reported(tmp_path: Path, store: Knowl
     ]
     named = KnowledgeBase(store).add([str(folder / "photo.jpg")])  # named: content decides
     assert named.skipped[0][1] == "unsupported file type (binary content)"
+
+
+def test_writers_in_parallel_each_keep_their_files(
+    tmp_path: Path, store: KnowledgeStore, backend: str | None
+) -> None:
+    """Replicas (here threads, each with its own store) adding files to one new knowledge base
+    at once: every file is kept, the same path written twice is one document."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def own_store() -> KnowledgeStore:
+        if backend is None:
+            return SqliteKnowledgeStore(tmp_path / "kb.db")
+        from sleuth.kb.pg_store import PgKnowledgeStore
+
+        return PgKnowledgeStore(backend)
+
+    def add(n: int) -> None:
+        kb = KnowledgeBase(own_store(), "shared", owner="org-a")
+        kb.add_upload(f"note{n % 6}.md", f"# Note {n}\n\nThe heron count was {n}.\n".encode())
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        list(pool.map(add, range(12)))
+    kb = KnowledgeBase(store, "shared", owner="org-a")
+    assert [d.path for d in kb.documents()] == [f"upload/note{n}.md" for n in range(6)]
+    assert kb.stats().documents == 6 and kb.search("heron count", 10)
