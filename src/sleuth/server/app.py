@@ -89,7 +89,7 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
-    api.state.ui = UiContext(state, SavedSettings(sleuth.home))
+    api.state.ui = UiContext(state, SavedSettings(sleuth.ui_text))
     api.state.access = _access(config, sleuth, clock)
     _routes(api)
     serving_mcp = mcp_http.mount(api, state)
