@@ -62,12 +62,24 @@ def test_ls_listing(capsys: pytest.CaptureFixture[str], saved: list[SessionRecor
     assert code == 0
     assert [line.split()[0] for line in out.splitlines()] == [new.id, mid.id, old.id]
     assert "#client-x" in out.splitlines()[0]
-    assert "2 sources · $0.0123" in out
+    assert "2 sources · confidence high · $0.0123" in out
     _, out, _ = run(capsys, "sessions", "ls", "sqlite", "--tag", "CLIENT-X", "--json")
     assert [s["id"] for s in json.loads(out)] == [new.id, old.id]
     _, out, err = run(capsys, "sessions", "ls", "nothing like this")
     assert out == ""
     assert "no saved sessions match" in err
+
+
+def test_ls_says_a_free_run_cost_nothing_and_shows_its_confidence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    free = make_record(NOW, result=make_result(cost=0.0, confidence="low"))
+    SessionStore(sessions_db_path()).save(free)
+    code, out, _ = run(capsys, "sessions", "ls")
+    assert code == 0 and "$0.0000" not in out
+    assert out.rstrip().endswith("· confidence low · no model cost")
+    _, out, _ = run(capsys, "sessions", "ls", "--json")
+    assert json.loads(out)[0]["confidence"] == "low"
 
 
 def test_tag_untag_and_rm(capsys: pytest.CaptureFixture[str], saved: list[SessionRecord]) -> None:
@@ -93,10 +105,11 @@ def test_prune(capsys: pytest.CaptureFixture[str], saved: list[SessionRecord]) -
     assert code == 1
     assert "30d, 12h" in err
     _, out, err = run(capsys, "sessions", "prune", "--older-than=30d", "--dry-run")
-    assert out == f"would remove {old.id}\n"
+    shown = f"{old.id}  {old.created_at[:10]}  How does SQLite WAL work?"
+    assert out == f"would remove {shown}\n"  # what it is, not only its id
     assert len(SessionStore(sessions_db_path()).list()) == 3
     _, out, _ = run(capsys, "sessions", "prune", "--older-than=1d", "--keep=2")
-    assert out == f"removed {old.id}\n"
+    assert out == f"removed {shown}\n"
     _, out, err = run(capsys, "sessions", "prune", "--older-than=4w")
     assert (out, err) == ("", "nothing to prune\n")
 

@@ -102,15 +102,21 @@ def _v3_revisions(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v4_confidence(conn: sqlite3.Connection) -> None:
+    """The run's confidence beside its counts, so a listing shows it without reading bodies."""
+    conn.execute("ALTER TABLE sessions ADD COLUMN confidence TEXT")
+    conn.execute("UPDATE sessions SET confidence = json_extract(body, '$.result.confidence')")
+
+
 # Append only: a database at user_version N runs MIGRATIONS[N:] on open.
-MIGRATIONS: tuple[Step, ...] = (_v1_tables, _v2_org, _v3_revisions)
+MIGRATIONS: tuple[Step, ...] = (_v1_tables, _v2_org, _v3_revisions, _v4_confidence)
 
 _SUMMARY_COLUMNS = (
-    "id, created_at, question, source_count, rounds, cost_usd, parent_id, models, org"
+    "id, created_at, question, source_count, rounds, cost_usd, parent_id, models, org, confidence"
 )
 _INSERT = (
     "INSERT INTO sessions (id, created_at, question, parent_id, models, source_count, rounds,"
-    " cost_usd, by_model, body, org) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " cost_usd, by_model, body, org, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -207,6 +213,7 @@ class SessionStore:
                 record.id, record.created_at, record.question, record.parent_id,
                 json.dumps(list(record.models)), len(record.result.sources), usage.rounds,
                 usage.cost_usd, _by_model_json(record), _body(record), record.org,
+                record.result.confidence,
             )  # fmt: skip
             with self._tx() as conn:
                 if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
@@ -391,7 +398,7 @@ class SessionStore:
 
 
 def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:
-    sid, created_at, question, sources, rounds, cost, parent_id, models, org = row
+    sid, created_at, question, sources, rounds, cost, parent_id, models, org, confidence = row
     return SessionSummary(
         sid,
         created_at,
@@ -403,6 +410,7 @@ def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:
         parent_id,
         tuple(json.loads(models)),
         org,
+        confidence,
     )
 
 

@@ -51,6 +51,8 @@ STEPS: tuple[str, ...] = (
         verification TEXT NOT NULL,
         PRIMARY KEY (session_id, number)
     )""",
+    """ALTER TABLE sessions ADD COLUMN confidence TEXT;
+    UPDATE sessions SET confidence = body::jsonb #>> '{result,confidence}'""",
 )
 
 
