@@ -167,8 +167,17 @@ def test_export_formats(
     md_target = tmp_path / "r.md"
     run(capsys, "export", new.id, f"--out={md_target}")
     assert md_target.read_text("utf-8").startswith("# How")
-    _, out, _ = run(capsys, "export", new.id, "--format=json", f"--out={tmp_path / 'x.html'}")
-    assert json.loads((tmp_path / "x.html").read_text("utf-8"))["id"] == new.id
+    _, out, _ = run(capsys, "export", new.id, "--format=json", f"--out={tmp_path / 'x.json'}")
+    assert json.loads((tmp_path / "x.json").read_text("utf-8"))["id"] == new.id
+    # issue 27: `--out=x.txt` wrote HTML; the suffix decides, and a mismatch is refused
+    text_target = tmp_path / "x.txt"
+    assert run(capsys, "export", new.id, f"--out={text_target}")[0] == 0
+    assert text_target.read_text("utf-8").startswith("# How does SQLite WAL work?")
+    code, _, err = run(capsys, "export", new.id, "--format=json", f"--out={tmp_path / 'y.html'}")
+    assert code == 1 and "the name says html but the format asked for is json" in err
+    code, _, err = run(capsys, "export", new.id, f"--out={tmp_path / 'y.pdf'}")
+    assert code == 1 and "no export format is written as .pdf" in err
+    assert not (tmp_path / "y.html").exists() and not (tmp_path / "y.pdf").exists()
     _, out, _ = run(capsys, "export", new.id)
     assert out.startswith("<!DOCTYPE html>")
     code, _, err = run(capsys, "export", new.id, "--format=pdf")

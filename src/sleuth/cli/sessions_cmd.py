@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
+from ..export import FORMATS, choose_format, render, render_html, render_json, render_markdown
 from ..settings.values import parse_age
 from ..store import SessionStats, SessionStore, SessionSummary
 from ..text.display import counted
@@ -215,7 +215,7 @@ def stats(tag: str | None, as_json: bool) -> None:
     "--format",
     "fmt",
     type=click.Choice(FORMATS),
-    help="Default: from --out, else html.",
+    help="Default: from --out's suffix (.html, .md or .txt, .json), else html.",
 )
 @click.option(
     "--out",
@@ -231,8 +231,7 @@ def export(session_id: str, fmt: str | None, out: Path | None) -> None:
       sleuth export 2026-05-07 --format=md > report.md
       sleuth export 2026-05-07 --format=json
     """
-    chosen = fmt or (format_for(out.name) if out else None) or "html"
-    text = render(_store().get(session_id), chosen)
+    text = render(_store().get(session_id), choose_format(fmt, out))
     if out is None:
         echo(text, nl=False)
         return
