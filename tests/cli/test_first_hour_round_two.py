@@ -4,6 +4,7 @@ offline through the real entry point (`--search=none --include=FILES`)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,34 @@ def test_the_extractive_answer_never_shows_half_a_quotation(
     for sentence in (s for _, s in split_sentences(answer)):
         assert sentence.count('"') % 2 == 0, sentence
         assert sentence.count("“") == sentence.count("”"), sentence
+
+
+def test_ask_help_lists_its_options_in_sections_each_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import click
+
+    from sleuth.cli.ask import ask
+
+    code, out, _ = run(["ask", "--help"], capsys)
+    assert code == 0
+    headings = re.findall(r"^(\S[^\n]*):$", out, re.MULTILINE)
+    assert headings[:4] == ["Options", "Output", "Search", "Reading pages"]
+    assert len(headings) >= 8
+    shown = re.findall(r"^\s+(?:-\w, )?(--[\w-]+)", out, re.MULTILINE)
+    with click.Context(ask, info_name="ask") as ctx:
+        params = ask.get_params(ctx)
+    flags = [next(o for o in p.opts if o.startswith("--"))
+             for p in params if isinstance(p, click.Option) and not p.hidden]  # fmt: skip
+    assert sorted(shown) == sorted(flags)  # every option once: nothing lost, nothing twice
+
+
+def test_search_help_names_every_registered_backend(capsys: pytest.CaptureFixture[str]) -> None:
+    from sleuth.registry import registries
+
+    for command in (["ask"], ["search"], ["batch"]):
+        code, out, _ = run([*command, "--help"], capsys)
+        assert code == 0
+        block = " ".join(out.split("--search SPEC", 1)[1].split("--search-fallback", 1)[0].split())
+        names = [e.name for e in registries().search]
+        assert f"Backends: {', '.join(names)}." in block, command
