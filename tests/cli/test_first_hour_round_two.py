@@ -31,6 +31,19 @@ def test_a_closing_quote_stays_with_the_sentence_it_closes() -> None:
     ]
 
 
+def test_chinese_full_stops_end_sentences_and_markers_after_them_belong_to_them() -> None:
+    from sleuth.pipeline.cite import claims
+
+    text = "审计日志默认保留90天[1]。企业版可延长至365天。[2]导出为JSON格式[1][2]。"
+    assert [s for _, s in split_sentences(text)] == [
+        "审计日志默认保留90天[1]。", "企业版可延长至365天。", "[2]导出为JSON格式[1][2]。"
+    ]  # fmt: skip
+    assert [(c.sentence, c.numbers) for c in claims(text)] == [
+        ("审计日志默认保留90天。", (1,)), ("企业版可延长至365天。", (2,)),
+        ("导出为JSON格式。", (1, 2)),
+    ]  # fmt: skip
+
+
 def test_the_extractive_answer_never_shows_half_a_quotation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

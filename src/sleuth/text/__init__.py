@@ -8,6 +8,8 @@ WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 SENTENCE_END = re.compile(
     r"(?<=[.!?])(?P<close>[\"'”’)\]]*)\s+"  # the end mark, then closing quotes or brackets
     r"(?=[\"'“‘(\[`*]?[A-Z0-9À-Ý`])"  # the next sentence starts capitalised or with a number
+    # Chinese and Japanese full stops end a sentence with no space after them and no capital
+    r"|(?<=[。！？])(?P<cjk>[」』”’）)\]]*)\s*(?=\S)"
 )
 _CLOSERS = "\"'”’)]"
 ABBREVIATIONS = frozenset(
@@ -61,7 +63,8 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
     for match in SENTENCE_END.finditer(text):
         # the closing quote or bracket belongs to the sentence it closes: without it a quoted
         # title ends as `"Nineteen Eighty-Four.` and the next sentence starts with a stray `"`
-        candidate = text[start : match.end("close")].rstrip()
+        closed = match.end("close") if match.group("close") is not None else match.end("cjk")
+        candidate = text[start:closed].rstrip()
         last = candidate.rsplit(None, 1)[-1] if candidate else ""
         last_word = last.lower().strip("([\"'“‘").rstrip(_CLOSERS).rstrip(".")
         if last_word in ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):

@@ -312,8 +312,9 @@ async def preview(request: Request, session_id: str) -> Response:
     form = await request.form()
     try:
         checked = revise.check(
-            ui.state.app, ui.record(session_id).id, _field(form, "text", revise.MAX_TEXT + 1)
-        )
+            ui.state.app, ui.record(session_id).id, _field(form, "text", revise.MAX_TEXT + 1),
+            _field(form, "basis", revise.MAX_TEXT + 1),
+        )  # fmt: skip
     except SleuthError as exc:
         return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
     return JSONResponse(_checked_json(ui, session_id, checked, request))
@@ -344,8 +345,9 @@ async def save_revision(request: Request, session_id: str) -> Response:
     try:
         record = ui.record(session_id)
         number = revise.save_revision(
-            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note
-        )
+            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note,
+            _field(form, "basis", revise.MAX_TEXT + 1),
+        )  # fmt: skip
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(f"/runs/{record.id}?rev={number}", status_code=303)

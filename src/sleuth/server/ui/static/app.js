@@ -197,10 +197,14 @@ function editor() {
   const text = document.getElementById("text");
   const preview = document.getElementById("preview");
   const status = document.getElementById("check-status");
+  // After a translation, the text it was made from: the server checks the translated
+  // sentences through it (their words cannot match the sources word for word).
+  const basis = document.getElementById("basis");
   let timer = null;
   const render = async () => {
     const body = new FormData();
     body.append("text", text.value);
+    body.append("basis", basis.value);
     const response = await fetch(form.dataset.preview, { method: "POST", body });
     const data = await response.json();
     if (!response.ok) { status.textContent = data.error; return; }
@@ -221,6 +225,10 @@ function editor() {
     const data = await response.json();
     run.disabled = false;
     if (!response.ok) { said.textContent = data.error; return; }
+    // the first translation's source text stays the basis through later rewrites
+    if (document.getElementById("transform-kind").value === "translate" && !basis.value) {
+      basis.value = text.value;
+    }
     text.value = data.text;
     said.textContent = t("edit.transformed");
     render();
