@@ -89,3 +89,25 @@ def test_search_help_names_every_registered_backend(capsys: pytest.CaptureFixtur
         block = " ".join(out.split("--search SPEC", 1)[1].split("--search-fallback", 1)[0].split())
         names = [e.name for e in registries().search]
         assert f"Backends: {', '.join(names)}." in block, command
+
+
+@pytest.mark.extra("browser")
+def test_doctor_fails_a_browser_it_was_told_to_use_that_is_dead(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 27: a dead CDP endpoint passed with a warning and exit 0."""
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    code, out, err = run(
+        ["doctor", "--search=none", f"--browser-cdp-endpoint={dead}", "--json"], capsys
+    )
+    assert code == 1, err
+    report = json.loads(out)
+    browser = [c for c in report["checks"] if c["section"] == "browser"]
+    assert [(c["name"], c["status"]) for c in browser] == [("cdp", "fail")]
+    assert report["ok"] is False
+    failing = [c["section"] for c in report["checks"] if c["status"] == "fail"]
+    assert failing == ["browser"]  # nothing else made it exit 1
