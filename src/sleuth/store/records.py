@@ -108,6 +108,7 @@ class SessionSummary:
     models: tuple[str, ...]
     org: str | None = None
     confidence: str | None = None  # high|medium|low (None: saved before it was recorded)
+    stage: str | None = None  # a steered run's stage (clarify|plan|explore|done), else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -122,6 +123,7 @@ class SessionSummary:
             "models": list(self.models),
             "org": self.org,
             "confidence": self.confidence,
+            "stage": self.stage,
         }
 
 

@@ -52,7 +52,9 @@ STEPS: tuple[str, ...] = (
         PRIMARY KEY (session_id, number)
     )""",
     """ALTER TABLE sessions ADD COLUMN confidence TEXT;
-    UPDATE sessions SET confidence = body::jsonb #>> '{result,confidence}'""",
+    ALTER TABLE sessions ADD COLUMN stage TEXT;
+    UPDATE sessions SET confidence = body::jsonb #>> '{result,confidence}',
+        stage = body::jsonb #>> '{options,steering,stage}'""",
 )
 
 

@@ -119,7 +119,16 @@ async def run_page(request: Request, session_id: str, rev: int | None = None) ->
         state = _state(ui, session_id)
     except SleuthError as exc:
         return _error(request, exc)
-    return render(request, "run.html", run=state, stages=STAGES, **_answer(ui, request, state, rev))
+    return render(request, "run.html", run=state, stages=_stages(state),
+                  **_answer(ui, request, state, rev))  # fmt: skip
+
+
+def _stages(state: Steering) -> tuple[str, ...]:
+    """The stages to show: Clarify only for a run that asked clarifying questions (without a
+    model none are asked, and the step would only promise one)."""
+    if state.questions or state.stage == "clarify":
+        return STAGES
+    return tuple(s for s in STAGES if s != "clarify")
 
 
 def _answer(ui: UiContext, request: Request, state: Steering, rev: int | None) -> dict[str, Any]:

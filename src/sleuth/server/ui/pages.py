@@ -73,6 +73,8 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
         "nav": NAV,
         "path": request.url.path,
         "strings": json.dumps(client_strings(t), ensure_ascii=False),
+        "when": lambda iso: i18n.moment(str(iso or ""), t),
+        "note": lambda text: i18n.note(str(text or ""), t),
         **values,
     }
     html = environment().get_template(template).render(context)

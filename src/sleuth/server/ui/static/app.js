@@ -59,7 +59,7 @@ function describe(ev) {
     case "search.done": return [`${t("live.search")} “${ev.query}” — ${ev.results} ${t("live.results")}`];
     case "search.failed": return [`${t("live.failed")} ${ev.backend}: ${ev.error}`, "failed"];
     case "read.start": return [`${t("live.read")} ${ev.pages}`];
-    case "fetch.done": return [`✓ ${ev.url}`];
+    case "fetch.done": return [`✓ ${ev.title || ev.url}`];
     case "fetch.skipped": return [`${t("live.skipped")} ${ev.url} — ${ev.reason}`, "skipped"];
     case "fetch.duplicate": return [`${t("live.duplicate")} ${ev.url}`, "skipped"];
     case "passages.kept": return [`${t("live.kept")} ${ev.sources} / ${ev.passages}`];
