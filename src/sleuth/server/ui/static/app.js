@@ -144,6 +144,10 @@ function jobs() {
       const response = await fetch(form.action, {
         method: "POST", body: new FormData(form), headers: { Accept: "application/json" },
       });
+      if (response.redirected) {  // the server sent the page to open: open it, address and all
+        window.location.assign(response.url);
+        return;
+      }
       if (!response.ok || !(response.headers.get("content-type") || "").includes("json")) {
         document.open(); document.write(await response.text()); document.close();
         return;
