@@ -210,9 +210,9 @@ def test_doctor_checks_the_configured_remote_browser(
     testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
 ) -> None:
     endpoint = "http://127.0.0.1:9"
-    _, out, _ = run(["doctor", "--search=searxng", f"--browser-cdp-endpoint={endpoint}"], capsys)
+    code, out, _ = run(["doctor", "--search=searxng", f"--browser-cdp-endpoint={endpoint}"], capsys)
     line = next(x for x in out.splitlines() if x.split()[1:2] == ["cdp"])
-    assert line.startswith("WARN"), line
+    assert line.startswith("FAIL") and code == 1, line  # issue 27: was a warning and exit 0
     assert "no chromium on PATH" not in line
 
 
