@@ -80,6 +80,10 @@ def test_ls_says_a_free_run_cost_nothing_and_shows_its_confidence(
     assert out.rstrip().endswith("· confidence low · no model cost")
     _, out, _ = run(capsys, "sessions", "ls", "--json")
     assert json.loads(out)[0]["confidence"] == "low"
+    steered = {"depth": "steered", "steering": {"stage": "plan"}}
+    SessionStore(sessions_db_path()).save(make_record(NOW, question="Q2", options=steered))
+    _, out, _ = run(capsys, "sessions", "ls", "Q2")
+    assert "· steered, plan stage ·" in out
 
 
 def test_tag_untag_and_rm(capsys: pytest.CaptureFixture[str], saved: list[SessionRecord]) -> None:

@@ -40,8 +40,10 @@ def _summary_line(s: SessionSummary) -> str:
     tags = "".join(f"  #{t}" for t in s.tags) + (f"  @{s.org}" if s.org else "")
     question = s.question if len(s.question) <= 70 else s.question[:69] + "…"
     confidence = f" · confidence {s.confidence}" if s.confidence else ""
+    # a steered run saves each stage; its earlier stages are not answers of their own
+    stage = f" · steered, {s.stage} stage" if s.stage and s.stage != "done" else ""
     sources = counted(s.sources, "source")
-    return f"{s.id}  {question}{tags}  · {sources}{confidence} · {_cost(s.cost_usd)}"
+    return f"{s.id}  {question}{tags}  · {sources}{confidence}{stage} · {_cost(s.cost_usd)}"
 
 
 @click.group("sessions")
