@@ -17,7 +17,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
 	touch $@
 
-## Answer a real question, with citations, from Sleuth's own docs/ (offline, no LLM needed).
+## Answer a real question, with citations, from Sleuth's own docs/: no web search and no LLM
+## (the first run installs Sleuth into .venv from the package index; the question itself is offline).
 demo: setup
 	$(BIN)/sleuth ask "$(QUESTION)" --search=none --include=docs/
 

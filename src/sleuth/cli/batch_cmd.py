@@ -1,7 +1,8 @@
 """`sleuth batch questions.jsonl`: answer many questions, one JSON line each, into a JSONL file
-of results — resumable (ids already in the output are skipped), every failure recorded with
-its reason, none stopping the batch. With `--queue` the questions go to the PostgreSQL task
-queue instead, for `sleuth worker` processes on any machine to answer."""
+of results — resumable (ids already answered in the output are skipped, and failed ones too
+unless `--retry-failed`), every failure recorded with its reason, none stopping the batch.
+With `--queue` the questions go to the PostgreSQL task queue instead, for `sleuth worker`
+processes on any machine to answer."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import click
 
 from ..errors import UsageError
-from .batch_progress import Bar, summary
+from .batch_progress import Bar, summary, to_do
 from .options import LLM, READING, SEARCH, option, settings_values, table_options
 
 RUN = (
@@ -26,6 +27,7 @@ EXAMPLES = """
 Examples:
   sleuth batch questions.jsonl --out results.jsonl
   sleuth batch questions.jsonl --depth deep --concurrency 2 --search=searxng
+  sleuth batch questions.jsonl --retry-failed     # run the failed lines again
   SLEUTH_DATABASE_URL=postgresql://sleuth@db/sleuth sleuth batch questions.jsonl --queue
 
 \b
@@ -57,7 +59,13 @@ A record: {"id", "line", "question", "result": {...}} or {..., "error": {"kind",
     type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
     default=None,
     help="Results file (JSONL; default QUESTIONS.results.jsonl; '-' for stdout, "
-    "not resumable). Ids already in it are skipped.",
+    "not resumable). Ids answered in it are skipped; failed ones too unless --retry-failed.",
+)
+@option(
+    "--retry-failed",
+    is_flag=True,
+    help="Run again the lines whose record in the results is a failure (their old records "
+    "are replaced).",
 )
 @option(
     "--queue",
@@ -81,12 +89,14 @@ def batch(
     queue: bool,
     no_wait: bool,
     follow: str | None,
+    retry_failed: bool,
     **flags: Any,
 ) -> None:
     """Research every question of QUESTIONS (JSONL) and write one record per line.
 
-    Progress goes to stderr (a bar in a terminal). Exit 0 when every question was answered,
-    1 when any line failed (each failure is in the results with its reason)."""
+    Progress goes to stderr (a bar in a terminal). Exit 0 when every question has an answer,
+    1 when any line stands failed — this run's failures and earlier ones not retried (each
+    failure is in the results with its reason)."""
     values = settings_values(flags)
     if depth == "deep":
         values["deep"] = 2
@@ -98,10 +108,12 @@ def batch(
 
         ctx = click.get_current_context()
         given = {k: v for k, v in values.items() if _given(ctx, k)}
-        failed = queued(questions, given, target, follow=follow, wait=not no_wait)
+        failed = queued(
+            questions, given, target, follow=follow, wait=not no_wait, retry_failed=retry_failed
+        )
     else:
         assert questions is not None
-        failed = _run_local(questions, values, target, batch_concurrency)
+        failed = _run_local(questions, values, target, batch_concurrency, retry_failed)
     if failed:
         sys.exit(1)
 
@@ -130,14 +142,16 @@ def _target(questions: Path | None, out: Path | None, follow: str | None) -> Pat
     return out
 
 
-def _run_local(questions: Path, values: dict[str, Any], target: Path | None, workers: int) -> int:
+def _run_local(
+    questions: Path, values: dict[str, Any], target: Path | None, workers: int, retry: bool
+) -> int:
     from ..app.application import Sleuth
-    from ..app.batch import Tally, pending, run_local
-    from ..app.batchfile import ResultsFile, read_questions
+    from ..app.batch import Tally, run_local
+    from ..app.batchfile import ResultsFile
 
     results = ResultsFile(target, sys.stdout)
     tally = Tally()
-    todo = pending(read_questions(questions), results.answered(), tally)
+    todo = to_do(questions, results, tally, retry)
     bar = Bar(sys.stderr, len(todo))
 
     def sink(record: dict[str, Any]) -> None:
@@ -155,7 +169,7 @@ def _run_local(questions: Path, values: dict[str, Any], target: Path | None, wor
         results.close()
         bar.close()
     summary(tally, target)
-    return tally.failed
+    return tally.unanswered
 
 
 COMMANDS = [batch]

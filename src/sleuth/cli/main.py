@@ -17,6 +17,7 @@ import click
 from ..errors import SleuthError
 from ..settings.table import flag_name
 from .configmap import CONFIGURABLE, apply_profile, profile_option, remember_group_profile
+from .helpformat import sectioned
 from .hints import hint_for
 from .render import echo
 
@@ -57,7 +58,7 @@ class DefaultToAsk(click.Group):
         for command in importlib.import_module(f"sleuth.cli.{module}").COMMANDS:
             if command.name in CONFIGURABLE:  # --profile also after the command
                 command.params.append(profile_option(apply_profile))
-            self.add_command(command)
+            self.add_command(sectioned(command))
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         at = _first_word(args)

@@ -119,7 +119,16 @@ async def run_page(request: Request, session_id: str, rev: int | None = None) ->
         state = _state(ui, session_id)
     except SleuthError as exc:
         return _error(request, exc)
-    return render(request, "run.html", run=state, stages=STAGES, **_answer(ui, request, state, rev))
+    return render(request, "run.html", run=state, stages=_stages(state),
+                  **_answer(ui, request, state, rev))  # fmt: skip
+
+
+def _stages(state: Steering) -> tuple[str, ...]:
+    """The stages to show: Clarify only for a run that asked clarifying questions (without a
+    model none are asked, and the step would only promise one)."""
+    if state.questions or state.stage == "clarify":
+        return STAGES
+    return tuple(s for s in STAGES if s != "clarify")
 
 
 def _answer(ui: UiContext, request: Request, state: Steering, rev: int | None) -> dict[str, Any]:
@@ -300,8 +309,9 @@ async def preview(request: Request, session_id: str) -> Response:
     form = await request.form()
     try:
         checked = revise.check(
-            ui.state.app, ui.record(session_id).id, _field(form, "text", revise.MAX_TEXT + 1)
-        )
+            ui.state.app, ui.record(session_id).id, _field(form, "text", revise.MAX_TEXT + 1),
+            _field(form, "basis", revise.MAX_TEXT + 1),
+        )  # fmt: skip
     except SleuthError as exc:
         return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
     return JSONResponse(_checked_json(ui, session_id, checked, request))
@@ -330,8 +340,9 @@ async def save_revision(request: Request, session_id: str) -> Response:
     try:
         record = ui.record(session_id)
         number = revise.save_revision(
-            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note
-        )
+            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note,
+            _field(form, "basis", revise.MAX_TEXT + 1),
+        )  # fmt: skip
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(f"/runs/{record.id}?rev={number}", status_code=303)

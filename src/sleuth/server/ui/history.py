@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ...app import steer as steered
+from ...app.diff import Version, diff_sessions
 from ...app.steer import Steering
 from ...errors import SleuthError, UsageError
 from ...store.records import SessionSummary, normalize_tags
@@ -34,16 +35,71 @@ MAX_QUERY = 200
 
 
 @dataclass(frozen=True, slots=True)
-class Thread:
-    """A run and the earlier runs it grew from (newest first)."""
+class Run:
+    """One run as History lists it; for a steered run, the stages saved on the way to it
+    (clarify, plan, each round), oldest first, which are not runs of their own."""
 
-    head: SessionSummary
-    earlier: tuple[SessionSummary, ...]
+    session: SessionSummary
+    stages: tuple[SessionSummary, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """A run and the earlier runs it grew from (a re-run, a continuation), newest first."""
+
+    head: Run
+    earlier: tuple[Run, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """Every session by id with its children: how runs and stages hang together."""
+
+    by_id: dict[str, SessionSummary]
+    children: dict[str, list[SessionSummary]]
+
+    @classmethod
+    def of(cls, everything: Sequence[SessionSummary]) -> Family:
+        by_id = {s.id: s for s in everything}
+        children: dict[str, list[SessionSummary]] = {}
+        for s in everything:
+            if s.parent_id in by_id:
+                children.setdefault(s.parent_id, []).append(s)
+        return cls(by_id, children)
+
+    def inner(self, s: SessionSummary) -> bool:
+        """A stage another stage of the same steered run followed: part of a run, not one."""
+        return s.stage is not None and any(c.stage for c in self.children.get(s.id, ()))
+
+    def run_of(self, s: SessionSummary) -> SessionSummary:
+        """The run an inner stage led to (its newest later stage that is not inner)."""
+        seen = {s.id}
+        while self.inner(s):
+            s = max((c for c in self.children[s.id] if c.stage), key=lambda c: (c.created_at, c.id))
+            if s.id in seen:
+                break
+            seen.add(s.id)
+        return s
+
+    def stages_of(self, s: SessionSummary) -> tuple[SessionSummary, ...]:
+        out: list[SessionSummary] = []
+        up = self.by_id.get(s.parent_id or "") if s.stage else None
+        while up is not None and self.inner(up) and up not in out:
+            out.append(up)
+            up = self.by_id.get(up.parent_id or "")
+        return tuple(reversed(out))
+
+    def runs(self, found: Sequence[SessionSummary]) -> list[SessionSummary]:
+        """The runs `found` names (a stage names its run), each once, newest first."""
+        picked = {r.id: r for r in (self.run_of(s) for s in found)}
+        return sorted(picked.values(), key=lambda r: (r.created_at, r.id), reverse=True)
 
 
 def threads(found: Sequence[SessionSummary], everything: Sequence[SessionSummary]) -> list[Thread]:
-    """`found` (newest first) grouped by the first run of their chain of parents; within a
-    thread the newest first, a run before its parent when both are of the same second."""
+    """The runs of `found` (newest first) grouped by the first run of their chain of parents;
+    within a thread the newest first, a run before its parent when both are of the same
+    second. The stages of a steered run are inside it, not runs of the thread."""
+    family = Family.of(everything)
     parent = {s.id: s.parent_id for s in everything}
 
     def chain(session_id: str) -> list[str]:
@@ -53,13 +109,14 @@ def threads(found: Sequence[SessionSummary], everything: Sequence[SessionSummary
         return seen
 
     groups: dict[str, list[tuple[int, SessionSummary]]] = {}
-    for summary in found:
-        ancestors = chain(summary.id)
-        groups.setdefault(ancestors[-1], []).append((len(ancestors), summary))
+    for run in family.runs(found):
+        ancestors = chain(run.id)
+        groups.setdefault(ancestors[-1], []).append((len(ancestors), run))
     out = []
     for runs in groups.values():
         ordered = [s for _, s in sorted(runs, key=lambda r: (r[1].created_at, r[0]), reverse=True)]
-        out.append(Thread(ordered[0], tuple(ordered[1:])))
+        listed = [Run(s, family.stages_of(s)) for s in ordered]
+        out.append(Thread(listed[0], tuple(listed[1:])))
     return out
 
 
@@ -81,13 +138,14 @@ async def history(request: Request, q: str = "", tag: str = "", done: str = "") 
         return _error(request, exc)
     tags = Counter(t for s in everything for t in s.tags)
     shown = threads(found, everything)
+    family = Family.of(everything)
     return render(
         request,
         "history.html",
         threads=shown[:MAX_SHOWN],
         more=max(0, len(shown) - MAX_SHOWN),
-        matched=len(found),
-        total=len(everything),
+        matched=len(family.runs(found)),
+        total=len(family.runs(everything)),
         q=q,
         tag=tag,
         tags=sorted(tags.items()),
@@ -160,10 +218,19 @@ async def diff(request: Request) -> HTMLResponse:
         if len(picked) != 2:
             raise UsageError("pick exactly two runs to compare", setting="pick")
         a, b = sorted((ui.record(p) for p in picked), key=lambda r: (r.created_at, r.id))
-        changes = ui.state.app.diff(a.id, b.id)
+        changes = diff_sessions(a, b, _kept(ui, a.id), _kept(ui, b.id))
     except SleuthError as exc:
         return _error(request, exc)
     return render(request, "diff.html", a=a, b=b, diff=changes, lines=_lines(changes.answer_diff))
+
+
+def _kept(ui: UiContext, session_id: str) -> Version | None:
+    """A run's latest saved edit, the text the person kept (None: never edited)."""
+    revisions = ui.state.app.sessions.revisions(session_id)
+    if not revisions:
+        return None
+    last = revisions[-1]
+    return Version(last.answer, f"revision {last.number}")
 
 
 def _lines(diff: Sequence[str]) -> list[tuple[str, str]]:

@@ -76,6 +76,8 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
         # Behind the password every page is a signed-in one: offer to sign out.
         "signed_in": getattr(request.app.state, "access", None) is not None
         and request.app.state.access.verifier is not None,
+        "when": lambda iso: i18n.moment(str(iso or ""), t),
+        "note": lambda text: i18n.note(str(text or ""), t),
         **values,
     }
     html = environment().get_template(template).render(context)
