@@ -38,6 +38,7 @@ COMMAND_MODULES = {
     "db": "db_cmd",
     **dict.fromkeys(("serve", "ui"), "serve_cmd"),
     "mcp": "mcp_cmd",
+    "verify": "verify_cmd",
 }
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 
