@@ -22,7 +22,7 @@ from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
 from .research import Research
-from .routes import batches, graph, kb, lookup, meta, research, webapp
+from .routes import batches, evidence, graph, kb, lookup, meta, research, webapp
 from .state import State
 from .ui import routes as ui_routes
 from .ui.context import UiContext
@@ -79,7 +79,7 @@ def create_app(
     )
     api.state.sleuth = state
     api.state.ui = UiContext(state, SavedSettings(sleuth.home))
-    for module in (meta, research, lookup, kb, batches, webapp, graph):
+    for module in (meta, research, lookup, kb, batches, webapp, graph, evidence):
         api.include_router(module.router)
     api.include_router(ui_routes.router)  # the web UI at /
     serving_mcp = mcp_http.mount(api, state)
