@@ -39,6 +39,7 @@ COMMAND_MODULES = {
     **dict.fromkeys(("serve", "ui"), "serve_cmd"),
     "mcp": "mcp_cmd",
     "verify": "verify_cmd",
+    "watch": "watch_cmd",
 }
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 

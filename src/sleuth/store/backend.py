@@ -10,6 +10,7 @@ from pathlib import Path
 from ..settings import database_url
 from .service import ServiceStore
 from .sessions import SessionStore, sessions_db_path
+from .watches import WatchStore, watches_db_path
 
 
 def session_store(home: Path, env: Mapping[str, str] | None = None) -> SessionStore:
@@ -32,3 +33,12 @@ def service_store(
     from .service_pg import PgServiceStore
 
     return PgServiceStore(url, sessions)
+
+
+def watch_store(home: Path, env: Mapping[str, str] | None = None) -> WatchStore:
+    url = database_url(env)
+    if url is None:
+        return WatchStore(watches_db_path(home))
+    from .watches_pg import PgWatchStore
+
+    return PgWatchStore(url)
