@@ -31,6 +31,7 @@ from ..store.batches_pg import BatchStore, Claimed, NewItem, Progress
 from ..store.service import Refused, ServiceStore, Spent
 from .application import Sleuth, finish
 from .batch import BadLine, Item, Parsed, Record, error_kind, failure, run_values, success
+from .watch_queue import register_watches
 
 if TYPE_CHECKING:
     import procrastinate
@@ -86,6 +87,7 @@ def queue_app(url: str, runner: Runner | None = None) -> procrastinate.App:
             raise RuntimeError("this process only enqueues questions")
         await runner.answer(batch, n)
 
+    register_watches(app, runner, queue=QUEUE)  # watched questions (app/watch_queue.py)
     return app
 
 
