@@ -3,8 +3,9 @@ each run opened, tagged, deleted, re-run (a fresh run, then the diff) or continu
 round of research from its sources); and the diff of any two runs.
 
 Runs that grew from one another (a stage of a steered run, a re-run, a continuation) are shown
-as one thread under its newest run, the earlier ones folded beneath it. The UI shows the runs
-of the organization `local` and local CLI runs, like every other UI page."""
+as one thread under its newest run, the earlier ones folded beneath it. The runs of a watched
+question (`sleuth watch`) are marked, and those that found the answer changed say so. The UI
+shows the runs of the organization `local` and local CLI runs, like every other UI page."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ...app import steer as steered
 from ...app.steer import Steering
 from ...errors import SleuthError, UsageError
+from ...store.backend import watch_store
 from ...store.records import SessionSummary, normalize_tags
+from ...store.watches import WatchRun
 from ..config import OPEN_ORG
 from .context import UiContext, ui_of
 from .flow import _error, _refused, _started
@@ -82,6 +85,7 @@ async def history(request: Request, q: str = "", tag: str = "", done: str = "") 
         return _error(request, exc)
     tags = Counter(t for s in everything for t in s.tags)
     shown = threads(found, everything)
+    watched = await asyncio.to_thread(_watched, ui)
     return render(
         request,
         "history.html",
@@ -93,7 +97,18 @@ async def history(request: Request, q: str = "", tag: str = "", done: str = "") 
         tag=tag,
         tags=sorted(tags.items()),
         done=done if done in DONE else "",
+        watched=watched,
     )
+
+
+def _watched(ui: UiContext) -> dict[str, WatchRun]:
+    """The runs of watched questions by session id (marked on the page, a change apart); none
+    when the watch store cannot be read — the history does not depend on it."""
+    app = ui.state.app
+    try:
+        return watch_store(app.home, app.settings.env).by_session()
+    except SleuthError:
+        return {}
 
 
 DONE = ("deleted", "tagged")
