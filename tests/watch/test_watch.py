@@ -6,12 +6,18 @@ exactly one call whose HMAC-SHA256 signature checks with the watch's secret."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from sleuth.fetch.webhook import DELIVERY, EVENT, SIGNATURE, TIMESTAMP, signed_correctly
 from sleuth.store import SessionStore, sessions_db_path
+from sleuth.store.backend import watch_store
 from tests.cli.helpers import run
 from tests.testweb.server import TestWeb
 from tests.watch import pages
@@ -106,3 +112,37 @@ async def test_delivery_passes_the_guard_each_time(sleuth_home: Path) -> None:
             await allowing.aclose()
         assert not refused.ok and "refused: private or local address" in refused.detail
         assert sent.ok and len(hook.calls) == 1
+
+
+def test_run_loop_runs_due_watches_and_stops_cleanly_on_sigterm(
+    testweb_env: TestWeb, sleuth_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pages.serve(testweb_env, pages.FIRST)
+    code, watch_id, err = run(["watch", "add", pages.QUESTION, "--every=1h"], capsys)
+    assert code == 0, err
+    store = watch_store(sleuth_home, {})
+    command = [
+        sys.executable,
+        "-m",
+        "sleuth.cli",
+        "watch",
+        "run",
+        "--loop",
+        "--interval=5",
+        *pages.RUN,
+    ]
+    process = subprocess.Popen(
+        command, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while store.get(watch_id.strip()).runs < 1 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        out, errors = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, errors
+    assert f"{watch_id.strip()}" in out and " first" in out
+    assert store.get(watch_id.strip()).last_status == "first"

@@ -6,7 +6,9 @@ processes do (any number; each due watch runs once)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -163,17 +165,21 @@ async def _run(ids: tuple[str, ...], loop: bool, interval: int, values: dict[str
     from ..app.application import Sleuth
     from ..app.watch import Watcher
 
+    stop = asyncio.Event()
+    if loop:  # SIGTERM/SIGINT: finish the run in hand (its watch stays held otherwise), stop
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(sig, stop.set)
     async with Sleuth(Settings.from_env()) as app:
         store = _store()
         watcher = Watcher(app, store, values)
         try:
-            while True:
-                runs = await _once(watcher, store, ids)
-                for run in runs:
+            while not stop.is_set():
+                for run in await _once(watcher, store, ids):
                     echo(describe(run))
                 if not loop:
                     return
-                await asyncio.sleep(interval)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), interval)
         finally:
             await watcher.aclose()
 
