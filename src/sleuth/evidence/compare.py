@@ -62,35 +62,27 @@ def claim_changes(
         before.setdefault(str(item.get("sentence", "")), []).append(item)
     out: list[Finding] = []
     for check in checks:
-        out += _missing(check)
         queue = before.get(check.sentence)
-        if not queue:
-            if check.sentence not in added:
-                out.append(
-                    Finding(
-                        at(check.sentence),
-                        f"cites {marks(check.numbers)}; the checked answer cited nothing there",
-                    )
-                )
-            continue
-        old = queue.pop(0)
-        numbers = tuple(int(n) for n in old.get("numbers", ()))
-        if numbers != check.numbers:
-            out.append(
-                Finding(
-                    at(check.sentence),
-                    f"cites {marks(check.numbers)} where the checked answer cited {marks(numbers)}",
-                )
-            )
-        if bool(old.get("supported")) != check.supported:
-            was = "supported" if old.get("supported") else "unsupported"
-            now = "supported" if check.supported else "not supported"
-            out.append(
-                Finding(
-                    at(check.sentence),
-                    f"was {was} when the pack was made, {now} by its sources now",
-                )
-            )
+        out += _missing(check)
+        if queue:
+            out += _against(check, queue.pop(0))
+        elif check.sentence not in added:
+            message = f"cites {marks(check.numbers)}; the checked answer cited nothing there"
+            out.append(Finding(at(check.sentence), message))
+    return out
+
+
+def _against(check: SentenceCheck, old: Mapping[str, Any]) -> list[Finding]:
+    out = []
+    numbers = tuple(int(n) for n in old.get("numbers", ()))
+    if numbers != check.numbers:
+        message = f"cites {marks(check.numbers)} where the checked answer cited {marks(numbers)}"
+        out.append(Finding(at(check.sentence), message))
+    if bool(old.get("supported")) != check.supported:
+        was = "supported" if old.get("supported") else "unsupported"
+        now = "supported" if check.supported else "not supported"
+        message = f"was {was} when the pack was made, {now} by its sources now"
+        out.append(Finding(at(check.sentence), message))
     return out
 
 

@@ -87,29 +87,16 @@ def verify_pack(
     manifest = _manifest(head)
     findings = _hashes(manifest["files"], files)
     signature, noted = _signature(head, files.get(SIGNATURE), trusted)
-    findings += noted
     checker = manifest["checker"]
-    answer = _text(files, ANSWER, findings)
-    claims = _json(files, CLAIMS, findings)
-    sources = _sources(files, findings)
-    checks = check_answer(answer, sources, float(checker.get("min_recall", 0.4)))
-    now = answer_sentences(answer)
-    before = [str(s) for s in claims.get("sentences", ())]
-    changed = sentence_changes(before, now)
-    added = {s for s in now if s not in set(before)}
-    findings += changed + claim_changes(claims.get("claims", ()), checks, added)
-    findings += unsupported(checks, strict)
-    findings += answer_agrees(answer, _json(files, RESULT, findings))
+    checks, found = _recheck(files, float(checker.get("min_recall", 0.4)), strict)
+    findings += noted + found
     same = checker.get("code_sha256") == fingerprint()
     if not same:
-        findings.append(
-            Finding(
-                MANIFEST,
-                "the pack was checked by another version of the "
-                "citation check; a verdict may differ for that reason",
-                False,
-            )
+        message = (
+            "the pack was checked by another version of the citation check; a verdict may "
+            "differ for that reason"
         )
+        findings.append(Finding(MANIFEST, message, serious=False))
     return Report(
         manifest["session"],
         len(manifest["files"]),
@@ -119,6 +106,24 @@ def verify_pack(
         checks,
         tuple(findings),
     )
+
+
+def _recheck(
+    files: Mapping[str, bytes], min_recall: float, strict: bool
+) -> tuple[tuple[SentenceCheck, ...], list[Finding]]:
+    """The citation check re-run on the pack's texts, and how it and the answer compare with
+    what the pack records."""
+    findings: list[Finding] = []
+    answer = _text(files, ANSWER, findings)
+    claims = _json(files, CLAIMS, findings)
+    checks = check_answer(answer, _sources(files, findings), min_recall)
+    now = answer_sentences(answer)
+    before = [str(s) for s in claims.get("sentences", ())]
+    findings += sentence_changes(before, now)
+    findings += claim_changes(claims.get("claims", ()), checks, set(now) - set(before))
+    findings += unsupported(checks, strict)
+    findings += answer_agrees(answer, _json(files, RESULT, findings))
+    return checks, findings
 
 
 def _manifest(head: bytes) -> dict[str, Any]:

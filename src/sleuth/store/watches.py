@@ -243,38 +243,17 @@ class WatchStore:
     def finish(self, run: WatchRun, next_at: float) -> None:
         """Record a run, move the watch to `next_at` and release it."""
         changed = run.status in ("first", "changed")
+        values = (next_at, run.ran_at, run.status, run.session_id, changed, run.ran_at,
+                  run.watch_id)  # fmt: skip
         with self._tx() as conn:
             conn.execute(
                 "UPDATE watches SET lease_until = NULL, next_at = ?, runs = runs + 1,"
                 " last_run_at = ?, last_status = ?,"
                 " last_session = COALESCE(?, last_session),"
                 " last_change_at = CASE WHEN ? THEN ? ELSE last_change_at END WHERE id = ?",
-                (
-                    next_at,
-                    run.ran_at,
-                    run.status,
-                    run.session_id,
-                    changed,
-                    run.ran_at,
-                    run.watch_id,
-                ),
+                values,
             )
-            row = conn.execute(
-                "SELECT COALESCE(MAX(n), 0) FROM watch_runs WHERE watch_id = ?", (run.watch_id,)
-            ).fetchone()
-            conn.execute(
-                "INSERT INTO watch_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run.watch_id,
-                    int(row[0]) + 1,
-                    run.session_id,
-                    run.parent_id,
-                    run.ran_at,
-                    run.status,
-                    json.dumps(run.changes, ensure_ascii=False),
-                    run.delivery,
-                ),
-            )
+            _insert_run(conn, run)
 
     def release(self, watch_id: str) -> None:
         """Give a claimed watch back without a run (its runner stopped)."""
@@ -299,6 +278,15 @@ class WatchStore:
                 " FROM watch_runs WHERE session_id IS NOT NULL"
             )
             return {str(r[1]): _run(r) for r in rows.fetchall()}
+
+
+def _insert_run(conn: Conn, run: WatchRun) -> None:
+    row = conn.execute(
+        "SELECT COALESCE(MAX(n), 0) FROM watch_runs WHERE watch_id = ?", (run.watch_id,)
+    ).fetchone()
+    values = (run.watch_id, int(row[0]) + 1, run.session_id, run.parent_id, run.ran_at,
+              run.status, json.dumps(run.changes, ensure_ascii=False), run.delivery)  # fmt: skip
+    conn.execute("INSERT INTO watch_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
 
 
 def _row(w: Watch) -> tuple[Any, ...]:
