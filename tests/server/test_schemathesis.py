@@ -62,9 +62,9 @@ def test_the_api_conforms_to_its_openapi_document(testweb_env: TestWeb) -> None:
         # answer as a stream; their real client checks them (test_webapp_sse.py).
         operations = [op for op in found if not op.path.startswith("/api/sse")]
         assert len(found) - len(operations) == 2
-        # whoami, usage, runs, run, a run's graph, research, search, extract, the four
-        # knowledge-base ones, and the three of batches
-        assert len(operations) == 15
+        # whoami, usage, runs, run, a run's graph, a run's evidence pack, research, search,
+        # extract, the four knowledge-base ones, and the three of batches
+        assert len(operations) == 16
         for operation in operations:
 
             @given(case=operation.as_strategy())
