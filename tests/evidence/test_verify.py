@@ -179,3 +179,29 @@ def test_what_is_not_a_pack_is_a_clear_error(
     assert code == 1 and "answer.md appears twice in the archive" in out
     code, out = verify(archive({"answer.md": b"x"}), tmp_path, capsys)
     assert code == 1 and "no manifest.json" in out
+
+
+def test_a_verdict_that_differs_under_another_checker_is_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pack made by another version of the check (its code fingerprint differs) whose
+    verdict this version does not share: said, but not a failure — the check changed, not
+    the pack. The same difference under the same checker fails (test above)."""
+
+    def older(raw: bytes) -> bytes:
+        manifest = json.loads(raw)
+        manifest["checker"]["code_sha256"] = "0" * 64
+        return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+
+    def stricter_then(raw: bytes) -> bytes:
+        claims = json.loads(raw)
+        claims["claims"][0]["supported"] = False
+        return (json.dumps(claims, indent=2, sort_keys=True) + "\n").encode()
+
+    pack = edited(pack_of(supported_record()), "claims.json", stricter_then, rehash=True)
+    code, out = verify(edited(pack, "manifest.json", older), tmp_path, capsys)
+    assert code == 0, out
+    assert "another version of the citation check" in out
+    assert "was unsupported when the pack was made, supported by its sources now (by this" in out
+    code, out = verify(pack, tmp_path, capsys)
+    assert code == 4 and "was unsupported when the pack was made, supported" in out

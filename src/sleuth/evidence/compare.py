@@ -54,9 +54,13 @@ def sentence_changes(recorded: Sequence[str], current: Sequence[str]) -> list[Fi
 
 
 def claim_changes(
-    recorded: Sequence[Mapping[str, Any]], checks: Sequence[SentenceCheck], added: set[str]
+    recorded: Sequence[Mapping[str, Any]],
+    checks: Sequence[SentenceCheck],
+    added: set[str],
+    same_checker: bool = True,
 ) -> list[Finding]:
-    """Each cited sentence against its recorded verdict: numbers and support."""
+    """Each cited sentence against its recorded verdict: numbers and support. A verdict that
+    differs under another version of the check is a note: the check, not the pack, changed."""
     before: dict[str, list[Mapping[str, Any]]] = {}
     for item in recorded:
         before.setdefault(str(item.get("sentence", "")), []).append(item)
@@ -65,14 +69,14 @@ def claim_changes(
         queue = before.get(check.sentence)
         out += _missing(check)
         if queue:
-            out += _against(check, queue.pop(0))
+            out += _against(check, queue.pop(0), same_checker)
         elif check.sentence not in added:
             message = f"cites {marks(check.numbers)}; the checked answer cited nothing there"
             out.append(Finding(at(check.sentence), message))
     return out
 
 
-def _against(check: SentenceCheck, old: Mapping[str, Any]) -> list[Finding]:
+def _against(check: SentenceCheck, old: Mapping[str, Any], same_checker: bool) -> list[Finding]:
     out = []
     numbers = tuple(int(n) for n in old.get("numbers", ()))
     if numbers != check.numbers:
@@ -82,7 +86,9 @@ def _against(check: SentenceCheck, old: Mapping[str, Any]) -> list[Finding]:
         was = "supported" if old.get("supported") else "unsupported"
         now = "supported" if check.supported else "not supported"
         message = f"was {was} when the pack was made, {now} by its sources now"
-        out.append(Finding(at(check.sentence), message))
+        if not same_checker:
+            message += " (by this Sleuth's version of the check)"
+        out.append(Finding(at(check.sentence), message, serious=same_checker))
     return out
 
 

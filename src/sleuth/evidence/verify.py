@@ -88,9 +88,9 @@ def verify_pack(
     findings = _hashes(manifest["files"], files)
     signature, noted = _signature(head, files.get(SIGNATURE), trusted)
     checker = manifest["checker"]
-    checks, found = _recheck(files, float(checker.get("min_recall", 0.4)), strict)
-    findings += noted + found
     same = checker.get("code_sha256") == fingerprint()
+    checks, found = _recheck(files, float(checker.get("min_recall", 0.4)), strict, same)
+    findings += noted + found
     if not same:
         message = (
             "the pack was checked by another version of the citation check; a verdict may "
@@ -109,7 +109,7 @@ def verify_pack(
 
 
 def _recheck(
-    files: Mapping[str, bytes], min_recall: float, strict: bool
+    files: Mapping[str, bytes], min_recall: float, strict: bool, same_checker: bool
 ) -> tuple[tuple[SentenceCheck, ...], list[Finding]]:
     """The citation check re-run on the pack's texts, and how it and the answer compare with
     what the pack records."""
@@ -120,7 +120,8 @@ def _recheck(
     now = answer_sentences(answer)
     before = [str(s) for s in claims.get("sentences", ())]
     findings += sentence_changes(before, now)
-    findings += claim_changes(claims.get("claims", ()), checks, set(now) - set(before))
+    added = set(now) - set(before)
+    findings += claim_changes(claims.get("claims", ()), checks, added, same_checker)
     findings += unsupported(checks, strict)
     findings += answer_agrees(answer, _json(files, RESULT, findings))
     return checks, findings
