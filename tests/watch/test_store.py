@@ -56,6 +56,11 @@ def test_ids_are_checked_and_removal_takes_the_runs(backend: str | None, sleuth_
     store.finish(WatchRun(watch.id, "s1", None, "2026-12-03T00:00:00Z", "first"), NOW)
     with pytest.raises(UsageError, match="not a watch id"):
         store.get("'; DROP TABLE watches; --")
+    held = store.add(new_watch("Held?", "1h", now=NOW))
+    assert store.claim(held.id, NOW, LEASE_S) is not None
+    store.rm(held.id)  # removed while it runs: its run's end records nothing, fails nothing
+    store.finish(WatchRun(held.id, "s2", None, "2026-12-03T00:00:00Z", "first"), NOW)
+    assert "s2" not in store.by_session()
     assert store.rm(watch.id).question == "Q?"
     with pytest.raises(NotFoundError):
         store.get(watch.id)

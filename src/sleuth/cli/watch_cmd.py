@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..errors import SleuthError
 from ..settings import Settings, sleuth_home
 from ..store.watches import Watch, WatchRun, WatchStore
 from .options import option, settings_values, table_option, table_options
@@ -174,8 +175,13 @@ async def _run(ids: tuple[str, ...], loop: bool, interval: int, values: dict[str
         watcher = Watcher(app, store, values)
         try:
             while not stop.is_set():
-                for run in await _once(watcher, store, ids):
-                    echo(describe(run))
+                try:
+                    for run in await _once(watcher, store, ids):
+                        echo(describe(run))
+                except SleuthError as exc:
+                    if not loop:
+                        raise
+                    echo(f"sleuth: watch run: {exc} (trying again in {interval} s)", err=True)
                 if not loop:
                     return
                 with contextlib.suppress(TimeoutError):

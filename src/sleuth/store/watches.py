@@ -246,14 +246,15 @@ class WatchStore:
         values = (next_at, run.ran_at, run.status, run.session_id, changed, run.ran_at,
                   run.watch_id)  # fmt: skip
         with self._tx() as conn:
-            conn.execute(
+            updated = conn.execute(
                 "UPDATE watches SET lease_until = NULL, next_at = ?, runs = runs + 1,"
                 " last_run_at = ?, last_status = ?,"
                 " last_session = COALESCE(?, last_session),"
                 " last_change_at = CASE WHEN ? THEN ? ELSE last_change_at END WHERE id = ?",
                 values,
             )
-            _insert_run(conn, run)
+            if updated.rowcount == 1:  # else it was removed while it ran: nothing to record
+                _insert_run(conn, run)
 
     def release(self, watch_id: str) -> None:
         """Give a claimed watch back without a run (its runner stopped)."""
