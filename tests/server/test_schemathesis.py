@@ -63,9 +63,10 @@ def test_the_api_conforms_to_its_openapi_document(testweb_env: TestWeb) -> None:
         streams = ("/api/sse", "/api/sse/live")
         operations = [op for op in found if op.path not in streams]
         assert len(found) - len(operations) == 2
-        # whoami, usage, runs, run, a run's graph, research, search, extract, the four
-        # knowledge-base ones, the three of batches, and the live stream's ticket
-        assert len(operations) == 16
+        # whoami, usage, runs, run, a run's graph, a run's evidence pack, research, search,
+        # extract, the four knowledge-base ones, the three of batches, and the live stream's
+        # ticket
+        assert len(operations) == 17
         for operation in operations:
 
             @given(case=operation.as_strategy())

@@ -41,6 +41,7 @@ from .trace import Trace
 if TYPE_CHECKING:
     from ..graph.model import KnowledgeGraph
     from ..store.ui_text import SavedText
+    from ..store.watches import WatchStore
     from .admission import Policy
     from .budget import Budget
     from .diff import SessionDiff
@@ -113,6 +114,13 @@ class Sleuth:
         if self._service_store is None:
             self._service_store = service_store(self.home, self.sessions, self.database_url)
         return self._service_store
+
+    @cached_property
+    def watches(self) -> WatchStore:
+        """Watched questions (`sleuth watch`): the database's, or a file under the home."""
+        from ..store.backend import watch_store
+
+        return watch_store(self.home, self.database_url)
 
     @cached_property
     def ui_text(self) -> SavedText:

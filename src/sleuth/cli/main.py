@@ -39,6 +39,8 @@ COMMAND_MODULES = {
     "db": "db_cmd",
     **dict.fromkeys(("serve", "ui"), "serve_cmd"),
     "mcp": "mcp_cmd",
+    "verify": "verify_cmd",
+    "watch": "watch_cmd",
 }
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 

@@ -18,7 +18,7 @@ from ..text.display import counted
 from .complete import session_argument
 from .options import note, table_option
 from .render import confidence_line, echo
-from .runner import write_out
+from .runner import write_bytes, write_out
 
 if TYPE_CHECKING:
     from ..store import SessionStats, SessionStore, SessionSummary
@@ -219,29 +219,52 @@ def stats(tag: str | None, as_json: bool) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
-    help="Default: from --out's suffix (.html, .md or .txt, .json), else html.",
+    type=click.Choice((*FORMATS, "pack")),
+    help="Default: from --out's suffix (.html, .md or .txt, .json), else html. pack: an "
+    "evidence pack anyone can check offline with `sleuth verify`.",
 )
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write to this file.",
 )
-def export(session_id: str, fmt: str | None, out: Path | None) -> None:
-    """Render a saved session as a self-contained HTML report, cited markdown, or JSON.
+@click.option(
+    "--unsigned",
+    is_flag=True,
+    help="pack: do not sign it, even when a signing key exists (`sleuth keys signing`).",
+)
+def export(session_id: str, fmt: str | None, out: Path | None, unsigned: bool) -> None:
+    """Render a saved session as a self-contained HTML report, cited markdown, JSON, or an
+    evidence pack (a zip of the answer, the cited sources' texts and their hashes).
 
     \b
     Examples:
       sleuth export 2026-05-07_134509 --out=report.html
       sleuth export 2026-05-07 --format=md > report.md
       sleuth export 2026-05-07 --format=json
+      sleuth export 2026-05-07 --format=pack --out=evidence.zip
     """
+    if fmt == "pack":
+        _export_pack(session_id, out, sign=not unsigned)
+        return
     text = render(_store().get(session_id), choose_format(fmt, out))
     if out is None:
         echo(text, nl=False)
         return
     write_out(out, text)
     echo(str(out))
+
+
+def _export_pack(session_id: str, out: Path | None, *, sign: bool) -> None:
+    from ..app.evidence import session_pack
+    from ..settings import sleuth_home
+
+    pack = session_pack(_store(), sleuth_home(), session_id, sign=sign)
+    path = out or Path(pack.filename)
+    write_bytes(path, pack.data)
+    signed = f"signed by {pack.signed_by}" if pack.signed_by else "unsigned"
+    note(f"evidence pack of {pack.session_id} ({signed}); check it with `sleuth verify {path}`")
+    echo(str(path))
 
 
 @click.command("open")

@@ -3,8 +3,9 @@ each run opened, tagged, deleted, re-run (a fresh run, then the diff) or continu
 round of research from its sources); and the diff of any two runs.
 
 Runs that grew from one another (a stage of a steered run, a re-run, a continuation) are shown
-as one thread under its newest run, the earlier ones folded beneath it. The UI shows the runs
-of the organization `local` and local CLI runs, like every other UI page."""
+as one thread under its newest run, the earlier ones folded beneath it. The runs of a watched
+question (`sleuth watch`) are marked, and those that found the answer changed say so. The UI
+shows the runs of the organization `local` and local CLI runs, like every other UI page."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -28,6 +29,9 @@ from .context import UiContext, ui_of
 from .flow import _error, started
 from .jobs import OnEvent
 from .pages import render
+
+if TYPE_CHECKING:
+    from ...store.watches import WatchRun
 
 router = APIRouter(include_in_schema=False)
 MAX_SHOWN = 100  # threads on one page
@@ -139,6 +143,7 @@ async def history(request: Request, q: str = "", tag: str = "", done: str = "") 
     tags = Counter(t for s in everything for t in s.tags)
     shown = threads(found, everything)
     family = Family.of(everything)
+    watched = await asyncio.to_thread(_watched, ui)
     return render(
         request,
         "history.html",
@@ -150,7 +155,18 @@ async def history(request: Request, q: str = "", tag: str = "", done: str = "") 
         tag=tag,
         tags=sorted(tags.items()),
         done=done if done in DONE else "",
+        watched=watched,
     )
+
+
+def _watched(ui: UiContext) -> dict[str, WatchRun]:
+    """The runs of watched questions by session id (marked on the page, a change apart); none
+    when the watch store cannot be read — the history does not depend on it."""
+    app = ui.state.app
+    try:
+        return app.watches.by_session()
+    except SleuthError:
+        return {}
 
 
 DONE = ("deleted", "tagged")
