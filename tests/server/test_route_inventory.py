@@ -50,6 +50,7 @@ INVENTORY = [
     ("GET", "/api/orgs/{org}/runs", "key", "no-embedding"),
     ("GET", "/api/orgs/{org}/runs/{run_id}", "key", "no-embedding"),
     ("GET", "/api/orgs/{org}/runs/{run_id}/graph", "key", "no-embedding"),
+    ("GET", "/api/orgs/{org}/runs/{run_id}/pack", "key", "no-embedding"),
     ("POST", "/api/orgs/{org}/search", "key", "same-origin"),
     ("GET", "/api/orgs/{org}/usage", "key", "no-embedding"),
     ("POST", "/api/sse", "research", "same-origin"),
