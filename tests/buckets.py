@@ -22,10 +22,15 @@ a test it ran (`tests/architecture/test_fast_suite_coverage.py`).
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+from sitecustomize import IMPORT_LOG  # tests/netguard, on sys.path since tests/conftest.py
 
 FAST = "not slow and not soak"
 COVERAGE_TEST = "tests/architecture/test_fast_suite_coverage.py::test_every_module_is_imported"
@@ -121,6 +126,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # The coverage check looks at what the tests before it imported: it runs last.
     last = [i for i in items if i.nodeid == COVERAGE_TEST]
     items[:] = [i for i in items if i.nodeid != COVERAGE_TEST] + last
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Where the session's subprocesses list the modules they imported (see sitecustomize)."""
+    if not os.environ.get(IMPORT_LOG):
+        os.environ[IMPORT_LOG] = tempfile.mkdtemp(prefix="sleuth-test-imports-")
+        config.add_cleanup(lambda: shutil.rmtree(os.environ.pop(IMPORT_LOG), ignore_errors=True))
+
+
+def imported_by_subprocesses() -> set[str]:
+    directory = os.environ.get(IMPORT_LOG)
+    if not directory:
+        return set()
+    return {line for log in Path(directory).glob("*.txt") for line in log.read_text().split()}
 
 
 @pytest.hookimpl(trylast=True)
