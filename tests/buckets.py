@@ -55,12 +55,17 @@ SLOW_FIXTURES: Mapping[str, str] = MappingProxyType(
 )
 # Tests slow for a reason no fixture shows: file -> test name (parameters left out) -> why.
 RETRIES = "waits out a model endpoint's retries or timeout"
+SANDBOX = "waits for the extraction sandbox to kill a hostile document"
 SLOW_TESTS: Mapping[str, Mapping[str, str]] = MappingProxyType(
     {
         "tests/server/test_schemathesis.py": {
             "test_the_api_conforms_to_its_openapi_document": "fuzzes every route",
         },
-        "tests/server/test_sdk.py": {"test_serve_with_two_workers": "two uvicorn workers"},
+        "tests/server/test_sdk.py": {
+            "test_serve_with_two_workers": "two uvicorn workers",
+            "test_sdk_retries_503_server_busy_until_a_slot_frees": "waits out the SDK's backoff",
+            "test_sdk_retries_409_until_the_first_attempt_has_answered": "the SDK's backoff",
+        },
         "tests/server/test_keep_alive.py": {
             "test_a_connection_idle_past_uvicorns_default_is_still_served": "waits past idle",
         },
@@ -90,6 +95,15 @@ SLOW_TESTS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         "tests/store/test_broken_disk.py": {
             "test_eight_processes_opening_a_new_home_at_once_all_succeed": "8 processes, 4 trials",
         },
+        "tests/search/test_local_files.py": {
+            "test_an_included_pdf_bomb_costs_one_file_not_the_run": SANDBOX,
+        },
+        "tests/fetch/test_sandbox.py": {
+            "test_an_extraction_over_its_time_limit_is_killed": SANDBOX,
+            "test_a_small_page_is_not_held_behind_a_big_one": SANDBOX,
+            "test_a_pdf_inflate_bomb_is_a_typed_error_and_the_next_page_still_reads": SANDBOX,
+        },
+        "tests/testweb/test_testweb.py": {"test_host_and_page_delays": "waits out page delays"},
         "tests/batch/test_batch_cli.py": {
             "test_a_killed_batch_resumes_and_answers_each_question_once": "kills and resumes",
         },

@@ -46,5 +46,6 @@ def test_every_test_named_in_slow_tests_exists() -> None:
     """A renamed test would silently move back into `make test`; its entry must go with it."""
     for path, names in SLOW_TESTS.items():
         tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
-        defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        kinds = (ast.FunctionDef, ast.AsyncFunctionDef)
+        defined = {n.name for n in ast.walk(tree) if isinstance(n, kinds)}
         assert set(names) <= defined, (path, set(names) - defined)
