@@ -55,6 +55,8 @@ SLOW_FIXTURES: Mapping[str, str] = MappingProxyType(
 )
 # Tests slow for a reason no fixture shows: file -> test name (parameters left out) -> why.
 RETRIES = "waits out a model endpoint's retries or timeout"
+CHILD_PYTEST = "runs pytest again in a child process"
+MANY = "many runs at once, soak-like"
 SANDBOX = "waits for the extraction sandbox to kill a hostile document"
 SLOW_TESTS: Mapping[str, Mapping[str, str]] = MappingProxyType(
     {
@@ -82,9 +84,20 @@ SLOW_TESTS: Mapping[str, Mapping[str, str]] = MappingProxyType(
             "test_require_llm_makes_an_unreachable_model_an_error": RETRIES,
             "test_unreachable_model_falls_back_to_the_extractive_writer_naming_it": RETRIES,
             "test_deep_run_with_an_unreachable_model_plans_and_writes_without_it": RETRIES,
-            "test_extra_dependent_tests_skip_with_a_reason_when_the_extra_is_absent": (
-                "runs pytest again in a child process"
-            ),
+            "test_extra_dependent_tests_skip_with_a_reason_when_the_extra_is_absent": CHILD_PYTEST,
+        },
+        "tests/architecture/test_buckets.py": {
+            "test_postgres_browser_and_listed_tests_are_slow_and_the_rest_are_not": CHILD_PYTEST,
+            "test_a_selection_that_leaves_no_test_is_an_error_not_pytests_exit_5": CHILD_PYTEST,
+        },
+        "tests/app/test_concurrent_runs.py": {
+            "test_twenty_concurrent_asks_keep_their_own_options_meters_and_results": MANY,
+        },
+        "tests/server/test_sharing.py": {
+            "test_fifty_identical_requests_share_one_run_then_the_cache_then_run_again": MANY,
+        },
+        "tests/store/test_crash.py": {
+            "test_sigkill_during_saves_leaves_earlier_sessions_intact": "kills a process mid-save",
         },
         "tests/cli/test_broken_disk_cli.py": {
             "test_parallel_first_runs_all_print_and_all_save": "eight `sleuth` processes at once",
