@@ -22,7 +22,7 @@ def pytest_child(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_postgres_browser_and_listed_tests_are_slow_and_the_rest_are_not() -> None:
     files = [
-        "tests/server/test_sharing.py",
+        "tests/server/test_ops.py",
         "tests/export/test_screenshot.py",
         "tests/cli/test_first_hour.py",
     ]
