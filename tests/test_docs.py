@@ -114,6 +114,13 @@ def test_the_readme_is_a_newcomers_page_with_its_two_commands_first() -> None:
         assert (ROOT / link).exists(), f"the README links to {link}, which does not exist"
 
 
+def test_the_readmes_curl_example_is_the_one_the_http_api_page_runs() -> None:
+    """tests/server/test_sdk.py::test_readme_curl_example runs docs/http-api.md's example
+    against a real `sleuth serve`; the README shows the same command."""
+    block = page("http-api.md").split("```sh\n# ask a question\n", 1)[1].split("```", 1)[0]
+    assert block.strip() in README.read_text(encoding="utf-8")
+
+
 def test_the_readme_says_the_password_does_not_open_the_research_api() -> None:
     """The claim itself is tested in tests/server/test_access_password.py."""
     text = " ".join(README.read_text(encoding="utf-8").split())
