@@ -1,8 +1,9 @@
 """The one settings table: every setting once, with its type, default, env twin and help.
 
-The CLI's options, the config file's keys and values, `sleuth config show`, the README's command
-reference and the HTTP request models are all generated from this table or checked against it
-(a test holds the `Settings` and `ResearchRequest` dataclasses to the same names and defaults).
+The CLI's options, the config file's keys and values, `sleuth config show`, the docs site's
+command and settings reference and the HTTP request models are all generated from this table or
+checked against it (a test holds the `Settings` and `ResearchRequest` dataclasses to the same
+names and defaults).
 
 A setting's `kind` says how its value is written in a flag, a file, a variable or a JSON field:
 
@@ -299,7 +300,8 @@ _TABLE = (
         "json",
         "flag",
         False,
-        "Print JSON instead of text (for ask: the result shape in the README's 'The result').",
+        "Print JSON instead of text (for ask: the result shape in docs/getting-started.md,"
+        " 'The result').",
         "output",
     ),
     _s("out", "path", None, "Also write the final output to this file.", "output", env=False),
