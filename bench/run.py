@@ -109,7 +109,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--throughput-pages", type=int, default=300)
     ap.add_argument("--startup-runs", type=int, default=15)
     ap.add_argument("--service-questions", type=int, default=21)
-    ap.add_argument("--service-requests", type=int, default=2000)
+    ap.add_argument("--service-seconds", type=float, default=10.0)
+    ap.add_argument("--service-mix-seconds", type=float, default=60.0)
     ap.add_argument(
         "--baseline-src",
         type=Path,
@@ -280,12 +281,14 @@ def measure_speed(
             rows.append(LatencyRow(label, in_process, cli, cut))
     log("start-up and per-run overhead of the sleuth command")
     startup = run_startup(webs[0].env(), args.startup_runs, args.baseline_src)
-    log("service: cached answers at 50 clients, fresh quick runs")
+    log("service: each kind of request under wrk, fresh quick runs, the 200-connection mix")
     cli_p50 = statistics.median(c.seconds for c in rows[0].cli) * 1000 if rows[0].cli else None
     library_p50 = statistics.median(rows[0].in_process_ms) if rows[0].in_process_ms else None
     service = measure_service(
-        webs[0].env(), nq[: args.service_questions], args.service_requests, cli_p50, library_p50
-    )
+        webs[0].env(), nq[: args.service_questions], nq[: args.cli_questions],
+        seconds=args.service_seconds, mix_seconds=args.service_mix_seconds,
+        cli_p50_ms=cli_p50, library_p50_ms=library_p50,
+    )  # fmt: skip
     return {"throughput": throughput, "latency": rows, "startup": startup, "service": service}
 
 
@@ -337,7 +340,7 @@ class Report:
             "## Speed\n\n" + speed_section(self.speed["throughput"], self.speed["latency"])
         )
         parts.append("### Start-up and per-run overhead (issue 9)\n\n" + self.speed["startup"])
-        parts.append("### The service (issue 13)\n\n" + service_section(self.speed["service"]))
+        parts.append("### The service (issues 13, 26)\n\n" + service_section(self.speed["service"]))
         if "kb" in self.speed:
             parts.append(kb_markdown(self.speed["kb"]))
         if "scaling" in self.speed:
@@ -417,7 +420,7 @@ class Report:
                 }
                 for r in self.speed["latency"]
             ],
-            "service": self.speed["service"].to_json(),
+            "service": self.speed["service"].to_json() if self.speed["service"] else None,
             "kb": kb_json(self.speed["kb"]) if "kb" in self.speed else None,
             "scaling": scaling.to_json(self.speed["scaling"]) if "scaling" in self.speed else None,
         }

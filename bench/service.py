@@ -1,17 +1,19 @@
-"""Service figures (issue 13): `sleuth serve` on the offline web, driven over loopback HTTP.
+"""Service figures (issues 13 and 26): `sleuth serve` on the offline web, driven from outside
+its process by `wrk` (`bench/load.py`), every rate beside `/healthz`'s measured in the same run.
 
-- cached answers at 50 concurrent clients: requests/s and latency p50/p99 for a research
-  request answered from the result cache (plain, and with an `Idempotency-Key` on every
-  request as the `xdive` SDK sends);
-- fresh quick runs: distinct questions, `no_cache`, one client at a time (latency p50) and
-  `--run-slots` clients at once (runs/s);
-- beside them the CLI's own quick p50 (`sleuth ask`, a process per question) and the library's
-  in-process p50 for the same questions, and the server's per-run overhead as ratios to both.
+- one kind of request at a time, 50 connections: `/healthz`, `whoami`, usage, run listings,
+  a plain search, a research answer from the cache (plain, as a stream, and with an
+  `Idempotency-Key` as the `xdive` SDK sends it) — requests/s, p50/p99, statuses, and the rate
+  as a ratio to `/healthz`'s;
+- a fresh quick run through the server, one client at a time, against the library in process
+  (`Sleuth.ask`) and the CLI (a process per question) on the same questions;
+- the mix: 200 connections for a minute, every kind at once (fresh runs included), with each
+  kind's p50/p99 and status counts — cheap requests must not wait behind runs.
 
-The clients run in this process on the same two cores as the server, so the cached figures
-are a floor for what the server alone could do. Figures only: a bench never fails on a number.
+Figures only: a bench never fails on a number. Without `wrk` (Debian's package) the section
+says so and measures nothing.
 
-    python -m bench.service [--questions 20] [--requests 2000] [--out bench/results]
+    python -m bench.service [--questions 21] [--seconds 10] [--mix-seconds 60]
 """
 
 from __future__ import annotations
@@ -26,9 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,52 +38,34 @@ import httpx
 
 from sleuth.evaluate.questions import Question
 
+from . import load
+from .load import Measured, Target
+
 CLIENTS = 50
+MIX_CLIENTS = 200
 RUN_SLOTS = 4
-NO_RESPONSE = 0  # the status counted for a request that got no response (a transport error)
 SERVE_FLAGS = ("--search=searxng", "--search-fallback=none", "--no-cache")  # as the CLI arm
 
 
 @dataclass(frozen=True, slots=True)
-class Load:
-    label: str
-    seconds: float
-    latencies_ms: list[float]
-    statuses: dict[int, int] = field(default_factory=dict)
-    server_cpu_s: float = 0.0  # the server process's user + system time during the load
-
-    @property
-    def cpu_ms_per_request(self) -> float:
-        return 1000 * self.server_cpu_s / len(self.latencies_ms) if self.latencies_ms else 0.0
-
-    @property
-    def per_s(self) -> float:
-        return len(self.latencies_ms) / self.seconds if self.seconds > 0 else 0.0
-
-    def p(self, q: float) -> float:
-        ordered = sorted(self.latencies_ms)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
-@dataclass(frozen=True, slots=True)
 class ServiceFigures:
-    cached: list[Load]
-    fresh_one: Load
-    fresh_many: Load
+    kinds: list[Measured]  # one kind at a time, healthz first and last
+    mix: list[Measured]  # every kind at once
+    fresh_p50_ms: float
     cli_p50_ms: float | None
     library_p50_ms: float | None
 
-    def to_json(self) -> dict[str, Any]:
-        def row(load: Load) -> dict[str, Any]:
-            return {"label": load.label, "per_s": round(load.per_s, 2), "p50_ms": load.p(0.5),
-                    "p99_ms": load.p(0.99), "n": len(load.latencies_ms),
-                    "statuses": load.statuses,
-                    "server_cpu_ms_per_request": round(load.cpu_ms_per_request, 2)}  # fmt: skip
+    @property
+    def healthz_per_s(self) -> float:
+        rates = [m.per_s for m in self.kinds if m.label == "healthz"]
+        return statistics.mean(rates) if rates else 0.0
 
+    def to_json(self) -> dict[str, Any]:
         return {
-            "cached": [row(c) for c in self.cached],
-            "fresh_sequential": row(self.fresh_one),
-            "fresh_concurrent": row(self.fresh_many),
+            "kinds": [m.to_json() for m in self.kinds],
+            "mix": [m.to_json() for m in self.mix],
+            "healthz_per_s": round(self.healthz_per_s, 1),
+            "fresh_quick_p50_ms": self.fresh_p50_ms,
             "cli_quick_p50_ms": self.cli_p50_ms,
             "library_quick_p50_ms": self.library_p50_ms,
             "load_average": os.getloadavg(),
@@ -137,111 +120,138 @@ def _wait(url: str, proc: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("sleuth serve did not start")
 
 
-async def _drive(
-    served: Served, bodies: Sequence[dict[str, Any]], clients: int, idempotent: bool, label: str
-) -> Load:
-    """Send `bodies` from `clients` concurrent connections; latency of each request."""
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    for body in bodies:
-        queue.put_nowait(body)
-    latencies: list[float] = []
-    statuses: dict[int, int] = {}
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+def targets(served: Served, question: str, search_query: str) -> dict[str, Target]:
+    """Each kind of request the service answers, as wrk sends it."""
+    key = {"X-API-Key": served.key}
+    post = {**key, "Content-Type": "application/json"}
+    body = json.dumps({"query": question})
+    base = f"http://127.0.0.1:{served.port}"
+    api = f"{base}/api/orgs/bench"
+    return {
+        "healthz": Target("healthz", f"{base}/healthz"),
+        "whoami": Target("whoami", f"{base}/api/whoami", headers=key),
+        "usage": Target("usage", f"{api}/usage", headers=key),
+        "runs": Target("run listing", f"{api}/runs?limit=20", headers=key),
+        "search": Target("plain search", f"{api}/search", "POST", post,
+                         (json.dumps({"query": search_query, "limit": 5}),)),
+        "cached": Target("cached research", f"{api}/research", "POST", post, (body,)),
+        "stream": Target("cached research, streamed", f"{api}/research", "POST",
+                         {**post, "Accept": "text/event-stream"}, (body,)),
+        "idempotent": Target("cached research, Idempotency-Key (same key: the replay)",
+                             f"{api}/research", "POST", {**post, "Idempotency-Key": "bench-1"},
+                             (body,)),
+    }  # fmt: skip
 
-    async with httpx.AsyncClient(limits=limits, timeout=300) as http:
 
-        async def client() -> None:
-            while not queue.empty():
-                body = queue.get_nowait()
-                headers = {"X-API-Key": served.key}
-                if idempotent:
-                    headers["Idempotency-Key"] = uuid.uuid4().hex
-                started = time.perf_counter()
-                try:
-                    status = (await http.post(served.url, json=body, headers=headers)).status_code
-                except httpx.TransportError:
-                    status = NO_RESPONSE  # counted, not fatal: a bench reports, never fails
-                latencies.append((time.perf_counter() - started) * 1000)
-                statuses[status] = statuses.get(status, 0) + 1
-
-        cpu, started = served.cpu_s(), time.perf_counter()
-        await asyncio.gather(*(client() for _ in range(clients)))
-        seconds, cpu = time.perf_counter() - started, served.cpu_s() - cpu
-    return Load(label, seconds, latencies, statuses, cpu)
+def fresh(served: Served, questions: Sequence[Question]) -> Target:
+    """Fresh quick runs on distinct questions, the cache refused (each request is a run)."""
+    bodies = tuple(json.dumps({"query": q.question, "no_cache": True}) for q in questions)
+    post = {"X-API-Key": served.key, "Content-Type": "application/json"}
+    url = f"http://127.0.0.1:{served.port}/api/orgs/bench/research"
+    return Target("fresh quick run", url, "POST", post, bodies)
 
 
 def measure_service(
     web_env: Mapping[str, str],
     questions: Sequence[Question],
-    requests: int = 2000,
+    sample: Sequence[Question],
+    *,
+    seconds: float = 10.0,
+    mix_seconds: float = 60.0,
     cli_p50_ms: float | None = None,
     library_p50_ms: float | None = None,
-) -> ServiceFigures:
+) -> ServiceFigures | None:
+    """The figures; `sample` is what the fresh runs are timed on (as the CLI and library
+    were). None when wrk is not installed."""
+    if not load.available():
+        return None
     served = Served(web_env)
     try:
-        warm = {"query": questions[0].question}
-        httpx.post(served.url, json=warm, headers={"X-API-Key": served.key}, timeout=120)
-        cached = [
-            asyncio.run(_drive(served, [warm] * requests, CLIENTS, False, "cached, plain")),
-            asyncio.run(
-                _drive(
-                    served,
-                    [warm] * requests,
-                    CLIENTS,
-                    True,
-                    "cached, Idempotency-Key on each (as the SDK)",
-                )
-            ),
-        ]
-        half = len(questions) // 2
-        one = [{"query": q.question, "no_cache": True} for q in questions[1 : 1 + half]]
-        many = [{"query": q.question, "no_cache": True} for q in questions[1 + half :]]
-        fresh_one = asyncio.run(_drive(served, one, 1, False, "fresh quick runs, 1 client"))
-        fresh_many = asyncio.run(
-            _drive(served, many, RUN_SLOTS, False, f"fresh quick runs, {RUN_SLOTS} clients")
-        )
+        warm = questions[0].question
+        httpx.post(served.url, json={"query": warm}, headers={"X-API-Key": served.key},
+                   timeout=120)  # fmt: skip
+        kinds = targets(served, warm, questions[-1].question)
+        order = ("healthz", "whoami", "usage", "runs", "search", "cached", "stream",
+                 "idempotent", "healthz")  # fmt: skip
+        alone = [load.measure(kinds[name], CLIENTS, seconds) for name in order]
+        fresh_p50 = _fresh_p50(served, sample)
+        mix = load.together(_mix(kinds, fresh(served, questions[1:])), mix_seconds)
     finally:
         served.stop()
-    return ServiceFigures(cached, fresh_one, fresh_many, cli_p50_ms, library_p50_ms)
+    return ServiceFigures(alone, mix, fresh_p50, cli_p50_ms, library_p50_ms)
 
 
-def service_section(figures: ServiceFigures) -> str:
+def _mix(kinds: Mapping[str, Target], runs: Target) -> list[tuple[Target, int]]:
+    """200 connections: what a busy team's service sees (most of it cheap)."""
+    return [(runs if name == "fresh" else kinds[name], n) for name, n in _mix_shares()]
+
+
+def _fresh_p50(served: Served, questions: Sequence[Question]) -> float:
+    """A fresh quick run through the server, one at a time (p50 ms)."""
+    times = []
+    with httpx.Client(timeout=300) as http:
+        for q in questions:
+            started = time.perf_counter()
+            http.post(served.url, json={"query": q.question, "no_cache": True},
+                      headers={"X-API-Key": served.key})  # fmt: skip
+            times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times) if times else 0.0
+
+
+def service_section(figures: ServiceFigures | None) -> str:
+    if figures is None:
+        return "`wrk` is not installed (Debian's package `wrk`): nothing measured.\n"
+    base = figures.healthz_per_s
     lines = [
-        f"`sleuth serve` on loopback (`--run-slots {RUN_SLOTS}`, {' '.join(SERVE_FLAGS)}); "
-        f"clients in the bench process on the same cores; status {NO_RESPONSE}: no response "
-        "(a transport error).\n",
-        "| load | requests | per second | p50 ms | p99 ms | server CPU ms/request | statuses |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        f"`sleuth serve` on loopback (`--run-slots {RUN_SLOTS}`, {' '.join(SERVE_FLAGS)}), "
+        f"driven by `wrk` (1 thread, {CLIENTS} connections) from its own process; ratio: the "
+        f"rate over `/healthz`'s in the same run ({base:.0f}/s, the mean of its two rows).\n",
+        "| request | per second | ratio to /healthz | p50 ms | p99 ms | statuses |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
     ]
-    for row in (*figures.cached, figures.fresh_one, figures.fresh_many):
-        clients = CLIENTS if row in figures.cached else None
-        name = f"{row.label}, {clients} clients" if clients else row.label
-        lines.append(
-            f"| {name} | {len(row.latencies_ms)} | {row.per_s:.1f} | {row.p(0.5):.0f} | "
-            f"{row.p(0.99):.0f} | {row.cpu_ms_per_request:.1f} | "
-            f"{dict(sorted(row.statuses.items()))} |"
-        )
-    server_p50 = figures.fresh_one.p(0.5)
+    for m in figures.kinds:
+        ratio = m.per_s / base if base else 0.0
+        lines.append(f"| {m.label} | {m.per_s:.0f} | {ratio:.2f} | {m.p50_ms:.1f} | "
+                     f"{m.p99_ms:.1f} | {_statuses(m)} |")  # fmt: skip
+    lines += ["", f"The mix: {MIX_CLIENTS} connections at once, each kind its own `wrk`:\n",
+              "| request | connections | requests | p50 ms | p99 ms | statuses |",
+              "| --- | ---: | ---: | ---: | ---: | --- |"]  # fmt: skip
+    for m, (_, n) in zip(figures.mix, _mix_shares(), strict=True):
+        lines.append(f"| {m.label} | {n} | {m.requests} | {m.p50_ms:.1f} | {m.p99_ms:.1f} | "
+                     f"{_statuses(m)} |")  # fmt: skip
     lines.append("")
-    if figures.cli_p50_ms:
-        ratio = server_p50 / figures.cli_p50_ms
-        lines.append(
-            f"- a fresh quick run through the server, p50 {server_p50:.0f} ms, against the CLI's "
-            f"own quick p50 {figures.cli_p50_ms:.0f} ms (a process per question): "
-            f"ratio {ratio:.2f}"
-        )
-    if figures.library_p50_ms:
-        ratio = server_p50 / figures.library_p50_ms
-        lines.append(
-            f"- against the library in-process (`Sleuth.ask`, same questions' sample) p50 "
-            f"{figures.library_p50_ms:.0f} ms: ratio {ratio:.2f} (HTTP, auth, admission, "
-            "metering, cache write and saving per run)"
-        )
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    lines.append(
-        f"- machine load average at the end (1, 5, 15 min): {load} on {os.cpu_count()} cores"
-    )
+    lines += _fresh_lines(figures)
+    load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines.append(f"- load average at the end (1, 5, 15 min): {load_avg} on {os.cpu_count()} cores")
     return "\n".join(lines) + "\n"
+
+
+def _mix_shares() -> list[tuple[str, int]]:
+    """How the mix's connections are shared between the kinds of request."""
+    shares = [("cached", 60), ("whoami", 20), ("usage", 10), ("runs", 20), ("search", 40),
+              ("stream", 20)]  # fmt: skip
+    return [*shares, ("fresh", MIX_CLIENTS - sum(n for _, n in shares))]
+
+
+def _statuses(m: Measured) -> str:
+    parts = [f"{code}: {n}" for code, n in sorted(m.statuses.items())]
+    if m.errors:
+        parts.append(f"no answer: {m.errors}")
+    return ", ".join(parts)
+
+
+def _fresh_lines(figures: ServiceFigures) -> list[str]:
+    server = figures.fresh_p50_ms
+    out = [f"- a fresh quick run through the server, one at a time: p50 {server:.0f} ms"]
+    if figures.library_p50_ms:
+        ratio = server / figures.library_p50_ms
+        out.append(f"- the library in process (`Sleuth.ask`, the same questions' sample): p50 "
+                   f"{figures.library_p50_ms:.0f} ms; server ÷ library {ratio:.2f}")  # fmt: skip
+    if figures.cli_p50_ms:
+        ratio = server / figures.cli_p50_ms
+        out.append(f"- the CLI (`sleuth ask`, a process per question): p50 "
+                   f"{figures.cli_p50_ms:.0f} ms; server ÷ CLI {ratio:.2f}")  # fmt: skip
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -252,7 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__)
     ap.add_argument("--questions", type=int, default=21)
-    ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--seconds", type=float, default=10.0, help="Each kind alone.")
+    ap.add_argument("--mix-seconds", type=float, default=60.0, help="The 200-connection mix.")
     ap.add_argument("--cli-questions", type=int, default=5)
     ap.add_argument("--shared", type=Path, default=Path(__file__).parents[2] / "shared")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
@@ -261,21 +272,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     questions = [q for q in pick_questions(args.shared, load_docs(docs_path), 30, 0)
                  if q.dataset == "NQ"][: args.questions]  # fmt: skip
     web = OfflineWeb(args.shared / "tools" / "offline_web.py", docs_path).wait_ready()
+    sample = questions[1 : 1 + args.cli_questions]
     try:
         with tempfile.TemporaryDirectory(prefix="sleuth-bench-cli-") as home:
             env = {**os.environ, **web.env(), "SLEUTH_HOME": home}
             sleuth = Path(sys.executable).with_name("sleuth")
-            cli = cli_runs(sleuth, questions[1 : 1 + args.cli_questions], env)
+            cli = cli_runs(sleuth, sample, env)
         cli_p50 = statistics.median(c.seconds for c in cli) * 1000
-        library_p50 = _library_p50(web.env(), questions[1 : 1 + args.cli_questions])
-        figures = measure_service(web.env(), questions, args.requests, cli_p50, library_p50)
+        library_p50 = _library_p50(web.env(), sample)
+        figures = measure_service(
+            web.env(), questions, sample, seconds=args.seconds, mix_seconds=args.mix_seconds,
+            cli_p50_ms=cli_p50, library_p50_ms=library_p50,
+        )  # fmt: skip
     finally:
         web.stop()
     text = f"# Service bench — {datetime.now(UTC):%Y-%m-%d}\n\n{service_section(figures)}"
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"{datetime.now(UTC):%Y-%m-%d}-service.md"
     path.write_text(text, encoding="utf-8")
-    path.with_suffix(".json").write_text(json.dumps(figures.to_json(), indent=1) + "\n")
+    if figures is not None:
+        path.with_suffix(".json").write_text(json.dumps(figures.to_json(), indent=1) + "\n")
     print(text)
     return 0
 

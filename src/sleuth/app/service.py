@@ -24,6 +24,7 @@ import json
 import logging
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -80,6 +81,7 @@ class Service:
         self.keys = KeyCache(store, clock)
         self.meter = CachedHits(store, clock)
         self._shared: dict[tuple[str, str], Run] = {}  # research in flight, by request
+        self._seen: OrderedDict[tuple[str, str], tuple[Prepared, str]] = OrderedDict()
         self._runs: dict[str, Run] = {}  # every run this process holds, by id
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -102,6 +104,24 @@ class Service:
         merged["kb_owner"] = caller.org  # whatever searches a knowledge base searches these
         prepared = self.app.prepare(question, **merged)
         return replace(prepared, saving=replace(prepared.saving, org=caller.org))
+
+    def _prepared(self, caller: Caller, values: Mapping[str, Any]) -> tuple[Prepared, str]:
+        """The prepared run and its fingerprint, remembered for requests seen lately: a cache
+        hit then costs a dictionary lookup, not the preparing of a run it will not start."""
+        try:
+            seen = (caller.org, json.dumps(values, sort_keys=True, default=repr))
+        except (TypeError, ValueError):  # values that do not print alike: prepare afresh
+            prepared = self.prepare(caller, values)
+            return prepared, fingerprint(prepared)
+        found = self._seen.get(seen)
+        if found is None:
+            prepared = self.prepare(caller, values)
+            found = self._seen[seen] = (prepared, fingerprint(prepared))
+            if len(self._seen) > SEEN_KEPT:
+                self._seen.popitem(last=False)
+        else:
+            self._seen.move_to_end(seen)
+        return found
 
     def values(self, caller: Caller, values: Mapping[str, Any]) -> dict[str, Any]:
         """Setting values for a lookup (search, extract) by `caller`: the operator's defaults,
@@ -130,8 +150,7 @@ class Service:
         leaves (its answer lands in the cache for a retry). The refusal, if any, is raised by
         `Following.admitted()`."""
         await self.admission.count_request(caller)
-        prepared = self.prepare(caller, values)
-        key = fingerprint(prepared)
+        prepared, key = self._prepared(caller, values)
         if not no_cache:
             body = await self.store.cached(
                 caller.org, key, now=self.clock(), ttl_s=self.policy.result_ttl_s
@@ -359,6 +378,7 @@ class Service:
 
 
 KEEP_FINISHED_S = 600.0
+SEEN_KEPT = 1024  # requests whose prepared run and fingerprint are remembered
 
 
 class _Observed:
