@@ -9,12 +9,11 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from bench.load import Target, measure, script, together
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+    def do_POST(self) -> None:
         length = int(self.headers.get("content-length", "0"))
         body = self.rfile.read(length)
         status = 200 if body == b'{"n": 1}' and self.headers.get("x-api-key") == "k" else 404
