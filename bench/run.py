@@ -280,7 +280,7 @@ def measure_speed(
             cut = sum(r.reads_cut > 0 for r in runs)
             rows.append(LatencyRow(label, in_process, cli, cut))
     log("start-up and per-run overhead of the sleuth command")
-    startup = run_startup(webs[0].env(), args.startup_runs, args.baseline_src)
+    startup = run_startup(webs[0].env(), args.startup_runs, args.baseline_src, webs[1].env())
     log("service: each kind of request under wrk, fresh quick runs, the 200-connection mix")
     cli_p50 = statistics.median(c.seconds for c in rows[0].cli) * 1000 if rows[0].cli else None
     library_p50 = statistics.median(rows[0].in_process_ms) if rows[0].in_process_ms else None
