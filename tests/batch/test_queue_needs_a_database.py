@@ -30,4 +30,4 @@ def test_following_a_batch_with_a_url_that_is_not_postgresql_is_refused(
 ) -> None:
     monkeypatch.setenv("SLEUTH_DATABASE_URL", "mysql://db.internal/sleuth")
     code, _, err = run(["batch", "--follow", "b_0123456789abcdef"], capsys)
-    assert code == 1 and "SLEUTH_DATABASE_URL must be a postgresql:// URL" in err
+    assert code == 1 and "SLEUTH_DATABASE_URL must be a postgresql://" in err

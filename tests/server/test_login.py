@@ -123,18 +123,22 @@ def test_wrong_passwords_wait_longer_and_longer() -> None:
 
 
 def test_the_password_as_a_bearer_token_is_throttled_with_the_form() -> None:
+    """Where the password is a bearer token (the web-app SSE API, MCP), wrong tries count with
+    the login form's; the Research API does not take the password at all (it wants a key)."""
     with serving(ServerConfig(access_password=PASSWORD)) as served:
-        whoami = served.base + "/api/whoami"
+        ticket, whoami = served.base + "/api/sse/ticket", served.base + "/api/whoami"
         with httpx.Client(base_url=served.base) as client:
             for _ in range(3):
                 assert login(client, "guess").status_code == 401
         wrong = {"Authorization": "Bearer guess"}
-        assert httpx.get(whoami, headers=wrong).status_code == 401
-        refused = httpx.get(whoami, headers={"Authorization": f"Bearer {PASSWORD}"})
+        assert httpx.post(ticket, headers=wrong).status_code == 401
+        refused = httpx.post(ticket, headers={"Authorization": f"Bearer {PASSWORD}"})
         assert refused.status_code == 429 and refused.json()["code"] == "TOO_MANY_ATTEMPTS"
         assert refused.headers["retry-after"] == "1"
         served.clock.advance(1)
-        right = httpx.get(whoami, headers={"Authorization": f"Bearer {PASSWORD}"})
-        assert right.status_code == 200 and right.json()["orgId"] == "local"
+        right = httpx.post(ticket, headers={"Authorization": f"Bearer {PASSWORD}"})
+        assert right.status_code == 200 and right.json()["ticket"]
+        api = httpx.get(whoami, headers={"Authorization": f"Bearer {PASSWORD}"})
+        assert api.status_code == 401  # the Research API wants an API key
         key = served.key("acme")  # keys are not passwords: never throttled by them
         assert httpx.get(whoami, headers={"X-API-Key": key}).json()["orgId"] == "acme"

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from .graphs import GraphCache
     from .knowledge import Knowledge
     from .lookup import ReadHit
+    from .saved import SavedRuns
     from .service import Service
     from .steer import Stage, Steering
 
@@ -106,6 +107,13 @@ class Sleuth:
         if self._store is None:
             self._store = session_store(self.home, self.database_url)
         return self._store
+
+    @cached_property
+    def saved(self) -> SavedRuns:
+        """The saved runs for a server: each call off the event loop (`app/saved.py`)."""
+        from .saved import SavedRuns
+
+        return SavedRuns(lambda: self.sessions)
 
     @property
     def service_store(self) -> ServiceStore:

@@ -97,30 +97,37 @@ def presented(conn: HTTPConnection) -> str | None:
     return token.strip() or None
 
 
-async def identify(conn: HTTPConnection, scope: str | None = None) -> Caller:
-    """The caller, or the 401/403/429 ApiError that refuses it; notes its org for the log."""
+async def identify(
+    conn: HTTPConnection, scope: str | None = None, *, password: bool = True
+) -> Caller:
+    """The caller, or the 401/403/429 ApiError that refuses it; notes its org for the log.
+    `password`: whether the access password may stand for a caller here (the web-app SSE API,
+    MCP and the operator's endpoints take it; the Research API wants an API key)."""
     state: State = conn.app.state.sleuth
     access = access_of(conn)
     secret = presented(conn)
+    takes_password = password and access.verifier is not None
     if not secret:
         if state.config.open_access and access.verifier is None:
             conn.state.org = OPEN.org
             return OPEN
-        what = "an API key or the access password" if access.verifier else "an API key"
+        what = "an API key or the access password" if takes_password else "an API key"
         raise ApiError(401, "UNAUTHORIZED", f"{what} is required (Authorization: Bearer ...)")
-    found = await _holder(state, access, secret, address(conn))
+    found = await _holder(state, access, secret, address(conn), takes_password)
     if scope is not None and scope not in found.scopes:
         raise ApiError(403, "SCOPE_REQUIRED", f"this key lacks the {scope!r} scope")
     conn.state.org = found.org
     return found
 
 
-async def _holder(state: State, access: Access, secret: str, client: str) -> Caller:
+async def _holder(
+    state: State, access: Access, secret: str, client: str, takes_password: bool
+) -> Caller:
     """Whose secret this is: an API key's organization, or the password's `local`."""
     if secret.startswith(KEY_PREFIX) or access.verifier is None:
         found = await state.service.caller_for(secret)
         if found is not None:
             return found
-    if await access.password_ok(secret, client):
+    if takes_password and await access.password_ok(secret, client):
         return PASSWORD
     raise ApiError(401, "UNAUTHORIZED", "the API key or password is not valid")

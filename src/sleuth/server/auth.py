@@ -39,7 +39,9 @@ async def identified(request: Request) -> Principal:
     share it)."""
     found: Principal | None = getattr(request.state, "caller", None)
     if found is None:
-        found = request.state.caller = await identify(request)
+        # The Research API wants an API key: the access password opens the UI, the
+        # web-app SSE API and MCP, never these routes (an open server needs neither).
+        found = request.state.caller = await identify(request, password=False)
     return found
 
 

@@ -4,7 +4,6 @@ behind the operator guard)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
@@ -75,7 +74,7 @@ async def runs(
     limit: Annotated[int, Query(ge=1, le=200, description="Newest first, at most this many.")] = 50,
 ) -> dict[str, Any]:
     """The organization's saved research runs, newest first."""
-    found = await asyncio.to_thread(state.store.sessions.list, org=caller.org, limit=limit)
+    found = await state.app.saved.summaries(org=caller.org, limit=limit)
     return {
         "runs": [
             {
@@ -98,7 +97,7 @@ async def runs(
 )
 async def run(org: str, run_id: RunId, caller: Member, state: ServerState) -> dict[str, Any]:
     """A saved run's result (404 for an id that is not this organization's)."""
-    record = await asyncio.to_thread(state.store.sessions.get, run_id, org=caller.org)
+    record = await state.app.saved.get(run_id, org=caller.org)
     return record.result.to_json()
 
 

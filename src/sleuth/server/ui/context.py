@@ -36,9 +36,9 @@ class UiContext:
         searching the operator's own knowledge bases."""
         return self.state.service.values(self.caller, self.saved.values())
 
-    def record(self, session_id: str) -> SessionRecord:
+    async def record(self, session_id: str) -> SessionRecord:
         """A session the UI may show: a local run or one of the organization `local`."""
-        record = self.state.app.sessions.get(session_id)
+        record = await self.state.app.saved.get(session_id)
         if record.org not in (None, LOCAL_ORG):
             raise NotFoundError(f"no run {session_id!r}")
         return record

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -26,6 +26,9 @@ from .context import UiContext, ui_of
 from .jobs import OnEvent
 from .pages import render
 
+if TYPE_CHECKING:
+    from ...store.records import SessionRecord
+
 T = TypeVar("T")
 router = APIRouter(include_in_schema=False)
 DEPTHS = {"quick": 6, "deep": 15}  # sources kept
@@ -38,8 +41,8 @@ def _error(request: Request, exc: SleuthError) -> HTMLResponse:
     return render(request, "message.html", status=status, heading="Sleuth", message=str(exc))
 
 
-def _state(ui: UiContext, session_id: str) -> Steering:
-    record = ui.record(session_id)
+async def _state(ui: UiContext, session_id: str) -> Steering:
+    record = await ui.record(session_id)
     state = Steering.from_record(record)
     return replace(state, values={**ui.values(), **state.values})
 
@@ -116,11 +119,11 @@ def _kb_search(ui: UiContext, names: list[str]) -> dict[str, str]:
 async def run_page(request: Request, session_id: str, rev: int | None = None) -> HTMLResponse:
     ui = ui_of(request)
     try:
-        state = _state(ui, session_id)
+        state = await _state(ui, session_id)
     except SleuthError as exc:
         return _error(request, exc)
     return render(request, "run.html", run=state, stages=_stages(state),
-                  **_answer(ui, request, state, rev))  # fmt: skip
+                  **await _answer(ui, request, state, rev))  # fmt: skip
 
 
 def _stages(state: Steering) -> tuple[str, ...]:
@@ -131,14 +134,16 @@ def _stages(state: Steering) -> tuple[str, ...]:
     return tuple(s for s in STAGES if s != "clarify")
 
 
-def _answer(ui: UiContext, request: Request, state: Steering, rev: int | None) -> dict[str, Any]:
+async def _answer(
+    ui: UiContext, request: Request, state: Steering, rev: int | None
+) -> dict[str, Any]:
     if state.stage != "done" or state.result is None or state.session_id is None:
         return {"answer": None, "revisions": []}
     from .i18n import translator
     from .pages import language
 
     result = state.result
-    revisions = ui.state.app.sessions.revisions(state.session_id)
+    revisions = await ui.state.app.saved.revisions(state.session_id)
     shown = next(
         (r for r in revisions if r.number == rev),
         revisions[-1] if revisions and rev is None else None,
@@ -167,7 +172,7 @@ async def plan(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
     form = await request.form()
     try:
-        state = _state(ui, session_id)
+        state = await _state(ui, session_id)
         answers = [a[:500] for a in _many(form, "answer")][: len(state.questions)]
         planned = await _admitted(ui, lambda: ui.state.app.steer_plan(state, answers))
     except SleuthError as exc:
@@ -183,7 +188,7 @@ async def back(request: Request, session_id: str) -> Response:
     try:
         if stage not in STAGES:
             raise UsageError(f"unknown stage {stage!r}", setting="stage")
-        state = _state(ui, session_id)
+        state = await _state(ui, session_id)
         again = steered.save(ui.state.app, ui.state.app.steer_back(state, stage))
     except SleuthError as exc:
         return _error(request, exc)
@@ -196,7 +201,7 @@ async def explore(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
     form = await request.form()
     try:
-        state = _state(ui, session_id)
+        state = await _state(ui, session_id)
         queries = [q for q in _many(form, "query") if q.strip()][:MAX_QUERIES]
         if state.stage == "plan" and queries and tuple(queries) != state.plan:
             state = ui.state.app.steer_edit(state, queries)
@@ -221,7 +226,7 @@ async def write(request: Request, session_id: str) -> Response:
     form = await request.form()
     style = writing_request({k: _field(form, k, 150) for k in STYLE_PARTS})
     try:
-        state = _state(ui, session_id)
+        state = await _state(ui, session_id)
         if not state.sources:
             raise UsageError("write needs at least one explored round", setting="stage")
     except SleuthError as exc:
@@ -275,7 +280,7 @@ async def export(request: Request, session_id: str, fmt: str) -> Response:
     if fmt not in EXPORTS:
         return JSONResponse({"error": f"unknown format {fmt!r}"}, status_code=404)
     try:
-        record = ui.record(session_id)
+        record = await ui.record(session_id)
         body = ui.state.app.export(record.id, fmt)
     except SleuthError as exc:
         return _error(request, exc)
@@ -291,10 +296,10 @@ async def export(request: Request, session_id: str, fmt: str) -> Response:
 async def edit_page(request: Request, session_id: str) -> HTMLResponse:
     ui = ui_of(request)
     try:
-        state = _state(ui, session_id)
+        state = await _state(ui, session_id)
         if state.stage != "done" or state.result is None:
             raise UsageError("only a finished report can be edited", setting="stage")
-        revisions = ui.state.app.sessions.revisions(state.session_id or "")
+        revisions = await ui.state.app.saved.revisions(state.session_id or "")
     except SleuthError as exc:
         return _error(request, exc)
     text = revisions[-1].answer if revisions else (state.result.answer or "")
@@ -308,22 +313,22 @@ async def preview(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
     form = await request.form()
     try:
+        record = await ui.record(session_id)
         checked = revise.check(
-            ui.state.app, ui.record(session_id).id, _field(form, "text", revise.MAX_TEXT + 1),
+            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1),
             _field(form, "basis", revise.MAX_TEXT + 1),
         )  # fmt: skip
     except SleuthError as exc:
         return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
-    return JSONResponse(_checked_json(ui, session_id, checked, request))
+    return JSONResponse(_checked_json(record, checked, request))
 
 
 def _checked_json(
-    ui: UiContext, session_id: str, checked: revise.Checked, request: Request
+    record: SessionRecord, checked: revise.Checked, request: Request
 ) -> dict[str, Any]:
     from .i18n import translator
     from .pages import language
 
-    record = ui.record(session_id)
     unsupported = [u.sentence for u in checked.verification.unsupported]
     label = translator(language(request))("answer.unsupported")
     html = answer_html(checked.text, {s.number for s in record.result.sources}, unsupported, label)
@@ -338,7 +343,7 @@ async def save_revision(request: Request, session_id: str) -> Response:
     form = await request.form()
     note = _field(form, "note", 200) or "edited"
     try:
-        record = ui.record(session_id)
+        record = await ui.record(session_id)
         number = revise.save_revision(
             ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note,
             _field(form, "basis", revise.MAX_TEXT + 1),
@@ -353,11 +358,11 @@ async def transform(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
     form = await request.form()
     try:
-        record = ui.record(session_id)
+        record = await ui.record(session_id)
         text, kind = _field(form, "text", revise.MAX_TEXT + 1), _field(form, "kind", 20)
         language, values = _field(form, "language", 40), ui.values()
         checked = await _admitted(ui, lambda: revise.transform(
             ui.state.app, record.id, text, kind, language, **values))  # fmt: skip
     except SleuthError as exc:
         return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
-    return JSONResponse(_checked_json(ui, session_id, checked, request))
+    return JSONResponse(_checked_json(record, checked, request))

@@ -27,7 +27,7 @@ DOWNLOADS = {
 
 async def _graph(ui: UiContext, session_id: str) -> KnowledgeGraph:
     """The run's graph, drawn as admitted work of the UI's caller (a model may draw it)."""
-    record = ui.record(session_id)
+    record = await ui.record(session_id)
 
     async def draw(emit: object, tally: object) -> KnowledgeGraph:
         return await ui.state.app.graph(record.id, **ui.values())

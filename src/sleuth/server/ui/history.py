@@ -191,8 +191,8 @@ async def add_tags(request: Request, session_id: str) -> Response:
         tags = normalize_tags(raw[:200] if isinstance(raw, str) else "")
         if not tags:
             raise UsageError("type a tag to add", setting="tags")
-        record = ui.record(session_id)
-        await asyncio.to_thread(ui.state.app.sessions.tag, record.id, tags)
+        record = await ui.record(session_id)
+        await ui.state.app.saved.tag(record.id, tags)
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(_back(request, "tagged"), status_code=303)
@@ -204,10 +204,8 @@ async def remove_tag(request: Request, session_id: str) -> Response:
     form = await request.form()
     tag = form.get("tag", "")
     try:
-        record = ui.record(session_id)
-        await asyncio.to_thread(
-            ui.state.app.sessions.untag, record.id, tag if isinstance(tag, str) else ""
-        )
+        record = await ui.record(session_id)
+        await ui.state.app.saved.untag(record.id, tag if isinstance(tag, str) else "")
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(_back(request, "tagged"), status_code=303)
@@ -217,8 +215,8 @@ async def remove_tag(request: Request, session_id: str) -> Response:
 async def delete(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
     try:
-        record = ui.record(session_id)
-        await asyncio.to_thread(ui.state.app.sessions.rm, [record.id])
+        record = await ui.record(session_id)
+        await ui.state.app.saved.rm([record.id])
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(_back(request, "deleted"), status_code=303)
@@ -233,16 +231,17 @@ async def diff(request: Request) -> HTMLResponse:
     try:
         if len(picked) != 2:
             raise UsageError("pick exactly two runs to compare", setting="pick")
-        a, b = sorted((ui.record(p) for p in picked), key=lambda r: (r.created_at, r.id))
-        changes = diff_sessions(a, b, _kept(ui, a.id), _kept(ui, b.id))
+        both = [await ui.record(p) for p in picked]
+        a, b = sorted(both, key=lambda r: (r.created_at, r.id))
+        changes = diff_sessions(a, b, await _kept(ui, a.id), await _kept(ui, b.id))
     except SleuthError as exc:
         return _error(request, exc)
     return render(request, "diff.html", a=a, b=b, diff=changes, lines=_lines(changes.answer_diff))
 
 
-def _kept(ui: UiContext, session_id: str) -> Version | None:
+async def _kept(ui: UiContext, session_id: str) -> Version | None:
     """A run's latest saved edit, the text the person kept (None: never edited)."""
-    revisions = ui.state.app.sessions.revisions(session_id)
+    revisions = await ui.state.app.saved.revisions(session_id)
     if not revisions:
         return None
     last = revisions[-1]
@@ -263,7 +262,7 @@ async def rerun(request: Request, session_id: str) -> Response:
     """The question again from scratch, read afresh and saved; the page watches it live."""
     ui = ui_of(request)
     try:
-        record = ui.record(session_id)
+        record = await ui.record(session_id)
     except SleuthError as exc:
         return _error(request, exc)
     app, values = ui.state.app, _run_values(ui, record.options)
@@ -291,7 +290,7 @@ async def continue_run(request: Request, session_id: str) -> Response:
     where the person adds suggestions for another round, then asks for the report."""
     ui = ui_of(request)
     try:
-        record = ui.record(session_id)
+        record = await ui.record(session_id)
         if not record.result.sources:
             raise UsageError("this run has no sources to continue from", setting="session")
         state = Steering.from_record(record)
