@@ -5,6 +5,7 @@
     │   ├── ConfigError           a bad config file or environment value
     │   ├── LLMNotConfigured      the use case needs a model and none is configured (HTTP 503)
     │   ├── NotFoundError         no such session/run (for an organization: not its own) (404)
+    │   ├── NotAllowed            the operator does not let a caller choose this (a model) (403)
     │   └── UnreadableFile        a local file that cannot be indexed; a batch reports and skips it
     ├── SearchError               a search backend failed; `cause` says how (unreachable, ...)
     │   ├── MissingKeyError       the backend needs a key that is not set (exit 1)
@@ -89,6 +90,14 @@ class UsageError(SleuthError):
 
 class ConfigError(UsageError):
     code = "BAD_CONFIG"
+
+
+class NotAllowed(UsageError):
+    """A request chose what the operator keeps for itself: a model or a model endpoint the
+    server does not allow callers to pick."""
+
+    http_status = 403
+    code = "NOT_ALLOWED"
 
 
 class UnreadableFile(UsageError):

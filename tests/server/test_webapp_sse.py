@@ -56,7 +56,8 @@ def llm() -> Iterator[FakeLLMServer]:
 
 def serve(llm: FakeLLMServer) -> Any:
     defaults = {**TESTWEB_DEFAULTS, "base_url": llm.url, "api_key": "test-key", "model": "m"}
-    return serving(ServerConfig(access_password=PASSWORD), defaults=defaults)
+    config = ServerConfig(access_password=PASSWORD, allowed_models=("task-model", "think-model"))
+    return serving(config, defaults=defaults)
 
 
 def fetch_event_source(
@@ -191,7 +192,7 @@ def test_the_password_or_a_key_is_needed(testweb_env: TestWeb, llm: FakeLLMServe
 
 
 def test_the_servers_own_endpoint_must_exist_for_openaicompatible(testweb_env: TestWeb) -> None:
-    with serving() as served:  # no model endpoint configured
+    with serving(ServerConfig(allowed_models=("m",))) as served:  # no model endpoint configured
         headers = {"X-API-Key": served.key("acme")}
         body = {"query": DEEP_Q, "provider": "openaicompatible", "taskModel": "m"}
         with httpx.stream("POST", f"{served.base}/api/sse", json=body, headers=headers) as r:
@@ -245,3 +246,29 @@ def test_enable_references_false_leaves_no_markers_sources_or_citation_health(
     assert not re.search(r"\[\s*\d", without), without
     assert "## Citation health" not in without and "## Sources" not in without
     assert f"{CLAIM}." in without and "green cheese." in without
+
+
+@pytest.mark.parametrize(
+    ("body", "refusal"),
+    [
+        ({"provider": "openai", "taskModel": "gpt-x"}, "pick its model endpoint"),
+        ({"provider": "openaicompatible", "taskModel": "pricey-model"}, "'pricey-model'"),
+    ],
+)
+def test_a_caller_never_spends_the_operators_other_keys_or_models(
+    testweb_env: TestWeb, llm: FakeLLMServer, monkeypatch: pytest.MonkeyPatch,
+    body: dict[str, str], refusal: str,
+) -> None:  # fmt: skip
+    """The server has an OpenAI key in its environment and its own model endpoint: a caller
+    naming the provider `openai`, or another model, is refused unless the operator allows it
+    (allowed_providers, allowed_models); nothing reaches a model."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-secret")
+    defaults = {**TESTWEB_DEFAULTS, "base_url": llm.url, "api_key": "test-key", "model": "m"}
+    with serving(ServerConfig(), defaults=defaults) as served:
+        headers = {"X-API-Key": served.key("acme")}
+        with httpx.stream("POST", f"{served.base}/api/sse", json={"query": DEEP_Q, **body},
+                          headers=headers) as r:  # fmt: skip
+            got = list(frames(r.iter_lines()))
+    assert [f.event for f in got] == ["infor", "error"], got
+    assert refusal in got[1].json["message"]
+    assert llm.received == [] and testweb_env.searches == []

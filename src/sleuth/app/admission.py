@@ -41,6 +41,8 @@ class Policy:
     org_rate: int | None = None  # requests a minute per organization
     result_ttl_s: float = 600.0  # identical requests within this are answered from the cache
     retry_after_s: float = 1.0  # the wait a refusal suggests when nothing better is known
+    models: tuple[str, ...] = ()  # models a request may name besides the operator's
+    endpoints: tuple[str, ...] = ()  # model endpoints a request may pick (with the server's key)
 
 
 class Observer(Protocol):

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import DeadlineExceeded, SleuthError
+from ..errors import DeadlineExceeded, NotAllowed, SleuthError
 from ..events import Done, Event, Failed, Searched
 from ..store.service import ONE_SEARCH, ServiceStore, Spent, UsageReport
 from .admission import Admission, Clock, Kind, Observer, Policy, Tally, Unobserved
@@ -96,6 +96,7 @@ class Service:
     def prepare(self, caller: Caller, values: Mapping[str, Any]) -> Prepared:
         """A run for `caller`: the operator's defaults, then the request's values, searching
         only the caller's knowledge bases and saved under the caller's organization."""
+        self._check_models(values)
         merged = {**self.defaults, **values}
         question = str(merged.pop("query", "") or merged.pop("question", ""))
         if kb := merged.pop("kb", None):
@@ -122,6 +123,29 @@ class Service:
         else:
             self._seen.move_to_end(seen)
         return found
+
+    def _check_models(self, values: Mapping[str, Any]) -> None:
+        """A request runs on the operator's model unless the operator allows more: a model
+        named in `policy.models`, an endpoint in `policy.endpoints` (with the server's key for
+        it). Never another of the operator's keys by naming a provider."""
+        endpoint = values.get("base_url")
+        own = endpoint is None or endpoint == self.defaults.get("base_url")
+        if not own and endpoint not in self.policy.endpoints:
+            raise NotAllowed(
+                "this server does not let a request pick its model endpoint (provider); its "
+                "operator can allow providers (allowed_providers)",
+                setting="base_url",
+            )
+        for name in ("model", "plan_model", "critic_model"):
+            chosen = values.get(name)
+            if chosen is None or chosen == self.defaults.get(name):
+                continue
+            if own and chosen not in self.policy.models:
+                raise NotAllowed(
+                    f"this server does not let a request choose the model {chosen!r}; its "
+                    "operator can allow models (allowed_models)",
+                    setting=name,
+                )
 
     def values(self, caller: Caller, values: Mapping[str, Any]) -> dict[str, Any]:
         """Setting values for a lookup (search, extract) by `caller`: the operator's defaults,

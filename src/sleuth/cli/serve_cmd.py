@@ -23,7 +23,10 @@ ENGINE = (
     "browser_cdp_endpoint", "pdf_max_pages", *LLM, "plan_model", "critic_model",
     "context_tokens", "max_cost",
 )  # fmt: skip
-EDGE = ("allowed_hosts", "trusted_proxies", "metrics_token")  # how it faces the network
+# How it faces the network, and what a request may choose of the operator's models.
+EDGE = (
+    "allowed_hosts", "trusted_proxies", "metrics_token", "allowed_models", "allowed_providers",
+)  # fmt: skip
 EXAMPLES = """
 \b
 Examples:

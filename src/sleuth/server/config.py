@@ -37,6 +37,8 @@ class ServerConfig:
     # how many connections one (non-loopback, non-proxy) client address may hold open.
     allowed_hosts: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
+    allowed_models: tuple[str, ...] = ()  # models a request may name besides the server's
+    allowed_providers: tuple[str, ...] = ()  # web-app providers a request may pick
     metrics_token: str | None = field(default=None, repr=False)
     ticket_secret: str = field(default_factory=lambda: secrets.token_hex(32), repr=False)
     client_connections: int = 256
@@ -52,6 +54,8 @@ class ServerConfig:
             org_runs=self.org_runs,
             org_rate=self.org_rate,
             result_ttl_s=self.cache_ttl_s,
+            models=self.allowed_models,
+            endpoints=provider_endpoints(self.allowed_providers),
             retry_after_s=self.retry_after_s,
         )
 
@@ -70,3 +74,10 @@ def is_loopback(host: str) -> bool:
 
 def wall_clock() -> float:
     return time.time()
+
+
+def provider_endpoints(providers: tuple[str, ...]) -> tuple[str, ...]:
+    """The model endpoints of the web-app dialect's providers the operator allows."""
+    from .webapp.request import PROVIDERS
+
+    return tuple(PROVIDERS[p].base_url for p in providers if p in PROVIDERS)

@@ -25,7 +25,10 @@ from .protocol import GuardedHttp
 
 CONFIG_ENV = "SLEUTH_SERVE_CONFIG"  # how workers get the parent's configuration
 PASSWORD_ENV = "SLEUTH_ACCESS_PASSWORD"  # the UI's, the SSE API's and MCP's shared password
-SERVER_SETTINGS = ("allowed_hosts", "trusted_proxies", "metrics_token")  # the edge's table rows
+# The server's own table rows: they configure the node, never a run.
+SERVER_SETTINGS = (
+    "allowed_hosts", "trusted_proxies", "metrics_token", "allowed_models", "allowed_providers",
+)  # fmt: skip
 GRACE_S = 30  # in-flight requests get this long to finish on shutdown; then runs are cancelled
 # An idle keep-alive connection is kept this long: longer than a proxy keeps its idle upstream
 # connections (nginx: 60 s, deploy/nginx.conf), so the proxy closes first and never sends a
@@ -90,6 +93,8 @@ def config_for(options: ServeOptions) -> ServerConfig:
         allowed_hosts=tuple(edge.get("allowed_hosts") or ()),
         trusted_proxies=tuple(edge.get("trusted_proxies") or ()),
         metrics_token=edge.get("metrics_token") or None,
+        allowed_models=tuple(edge.get("allowed_models") or ()),
+        allowed_providers=tuple(edge.get("allowed_providers") or ()),
         defaults=MappingProxyType(values),
     )
 

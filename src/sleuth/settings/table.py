@@ -338,6 +338,25 @@ _TABLE = (
         metavar="ADDRESS[,ADDRESS]",
     ),
     _s(
+        "allowed_models",
+        "list",
+        (),
+        "Models a request may name besides the server's own (the web-app dialect's taskModel "
+        "and thinkingModel); by default a request runs on the server's configured model only.",
+        "server",
+        metavar="MODEL[,MODEL]",
+    ),
+    _s(
+        "allowed_providers",
+        "list",
+        (),
+        "Providers a request may pick (the web-app dialect's provider: openai, anthropic, "
+        "deepseek, openrouter, mistral, xai, ollama), each with the server's key for it; by "
+        "default none: a caller never spends the operator's other keys.",
+        "server",
+        metavar="NAME[,NAME]",
+    ),
+    _s(
         "metrics_token",
         "text",
         None,
