@@ -103,6 +103,7 @@ class Admission:
         # usually takes: what a refusal's Retry-After is estimated from.
         self._holders: dict[object, tuple[str, Kind, float]] = {}
         self._typical: dict[Kind, float] = {"run": policy.retry_after_s, "light": 0.0}
+        self.settled = 0  # work metered since start (a usage report made before is out of date)
 
     async def count_request(self, caller: Caller) -> None:
         """One request against the organization's per-minute limit (when one is set)."""
@@ -223,6 +224,7 @@ class Admission:
         )
 
     async def _settle(self, org: str, reservation: str, tally: Tally) -> None:
+        self.settled += 1
         if tally.searches or tally.pages:
             await self.store.settle(org, reservation, tally.spent, now=self.clock())
         else:

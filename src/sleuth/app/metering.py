@@ -64,9 +64,11 @@ class CachedHits:
         self.store, self.clock = store, clock
         self._counts: Counter[str] = Counter()
         self._flusher: asyncio.Task[None] | None = None
+        self.total = 0  # answers counted since start (a report made before is out of date)
 
     def count(self, org: str) -> None:
         self._counts[org] += 1
+        self.total += 1
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.get_running_loop().create_task(self._flush_soon())
 

@@ -82,6 +82,7 @@ class Service:
         self.meter = CachedHits(store, clock)
         self._shared: dict[tuple[str, str], Run] = {}  # research in flight, by request
         self._seen: OrderedDict[tuple[str, str], tuple[Prepared, str]] = OrderedDict()
+        self._reports: dict[tuple[str, int], tuple[UsageReport, tuple[int, int], float]] = {}
         self._runs: dict[str, Run] = {}  # every run this process holds, by id
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -159,9 +160,16 @@ class Service:
 
     async def usage(self, caller: Caller, *, days: int = 31) -> UsageReport:
         """The caller's organization's use this month and per day (this process's cached
-        answers written first)."""
+        answers written first). A report is reused for up to a second while nothing here was
+        metered meanwhile: a dashboard polling it costs one query a second, not one a poll."""
         await self.meter.flush()
-        return await self.store.usage(caller.org, now=self.clock(), days=days)
+        marks = (self.meter.total, self.admission.settled)
+        seen = self._reports.get((caller.org, days))
+        if seen is not None and seen[1] == marks and time.monotonic() - seen[2] < REPORT_REUSE_S:
+            return seen[0]
+        report = await self.store.usage(caller.org, now=self.clock(), days=days)
+        self._reports[(caller.org, days)] = (report, marks, time.monotonic())
+        return report
 
     # -- research -------------------------------------------------------------------------------
 
@@ -175,12 +183,18 @@ class Service:
         `Following.admitted()`."""
         await self.admission.count_request(caller)
         prepared, key = self._prepared(caller, values)
-        if not no_cache:
-            body = await self.store.cached(
-                caller.org, key, now=self.clock(), ttl_s=self.policy.result_ttl_s
-            )
-            if body is not None:
-                return (await self._from_cache(caller.org, key, body)).follow()
+        if not no_cache and (body := await self._hit(caller, key)) is not None:
+            return (await self._from_cache(caller.org, key, body)).follow()
+        return self._follow(caller, prepared, key, no_cache=no_cache, keep=keep)
+
+    async def _hit(self, caller: Caller, key: str) -> bytes | None:
+        return await self.store.cached(
+            caller.org, key, now=self.clock(), ttl_s=self.policy.result_ttl_s
+        )
+
+    def _follow(
+        self, caller: Caller, prepared: Prepared, key: str, *, no_cache: bool, keep: bool
+    ) -> Following:
         # A request that refuses the cache shares only with others that do: it must not be
         # answered by a run that ends up reading the cache.
         flight = f"{key}:fresh" if no_cache else key
@@ -194,8 +208,15 @@ class Service:
     async def answer(
         self, caller: Caller, values: Mapping[str, Any], *, no_cache: bool = False
     ) -> Answer:
-        """The research request's answer as JSON (the run keeps going if the caller leaves)."""
-        following = await self.submit(caller, values, no_cache=no_cache, keep=True)
+        """The research request's answer as JSON (the run keeps going if the caller leaves). A
+        cache hit is the stored bytes, found with no run object made."""
+        await self.admission.count_request(caller)
+        prepared, key = self._prepared(caller, values)
+        if not no_cache and (body := await self._hit(caller, key)) is not None:
+            self.observer.hit("cache")
+            self.meter.count(caller.org)
+            return Answer(body, True)
+        following = self._follow(caller, prepared, key, no_cache=no_cache, keep=True)
         async with following:
             await following.admitted()
             if following.run.cached_body is not None:
@@ -403,6 +424,7 @@ class Service:
 
 KEEP_FINISHED_S = 600.0
 SEEN_KEPT = 1024  # requests whose prepared run and fingerprint are remembered
+REPORT_REUSE_S = 1.0  # a usage report is reused this long while nothing was metered here
 
 
 class _Observed:

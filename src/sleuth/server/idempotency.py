@@ -17,6 +17,7 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.responses import Response
+from pydantic import BaseModel
 
 from ..errors import SleuthError
 from .errors import ApiError, from_sleuth
@@ -36,12 +37,15 @@ async def idempotent(
     request: Request,
     state: State,
     org: str,
-    payload: dict[str, Any],
+    body: BaseModel,
     handler: Callable[[], Awaitable[Response]],
 ) -> Response:
+    """`handler`'s response, or the first response to the same `Idempotency-Key` (the body is
+    serialized to compare requests only when the header is there)."""
     key = request.headers.get("idempotency-key")
     if key is None:
         return await handler()
+    payload = body.model_dump(mode="json", by_alias=True)
     key = key.strip()
     if not key or len(key) > MAX_KEY:
         raise ApiError(

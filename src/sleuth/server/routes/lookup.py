@@ -69,8 +69,7 @@ async def search(
             return JSONResponse(await service.lookup(caller, "run", work, Spent(1, READ_TOP)))
         return JSONResponse(await service.lookup(caller, "light", work, Spent(1, 0)))
 
-    payload = body.model_dump(mode="json", by_alias=True)
-    return await idempotent(request, state, caller.org, payload, run)
+    return await idempotent(request, state, caller.org, body, run)
 
 
 def _within(wanted: int, allowed: int | None) -> int:
@@ -131,8 +130,7 @@ async def extract(
         want = Spent(0, len(body.urls))
         return JSONResponse(await service.lookup(caller, "run", work, want))
 
-    payload = body.model_dump(mode="json", by_alias=True)
-    return await idempotent(request, state, caller.org, payload, run)
+    return await idempotent(request, state, caller.org, body, run)
 
 
 def _extracted(result: Result, hits: list[ReadHit], tally: Tally) -> dict[str, Any]:

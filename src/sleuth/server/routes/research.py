@@ -62,8 +62,7 @@ async def research(
         request.state.cost_usd = answer.cost_usd
         return Response(answer.body, media_type="application/json")
 
-    payload = body.model_dump(mode="json", by_alias=True)
-    return await idempotent(request, state, caller.org, payload, run)
+    return await idempotent(request, state, caller.org, body, run)
 
 
 async def _known_kb(state: State, org: str, name: str) -> None:
