@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from .graphs import GraphCache
     from .knowledge import Knowledge
     from .lookup import ReadHit
+    from .revise import Checked
     from .saved import SavedRuns
     from .service import Service
     from .steer import Stage, Steering
@@ -340,6 +341,12 @@ class Sleuth:
 
         return steered.load(self, session_id)
 
+    def steer_save(self, state: Steering) -> Steering:
+        """Save a stage as a session of its own (going back to a stage starts from here)."""
+        from . import steer as steered
+
+        return steered.save(self, state)
+
     def steer_spent(self, state: Steering) -> Usage:
         """Every stage's searches, reading, model calls and time so far, not the last one's."""
         from . import steer as steered
@@ -438,6 +445,31 @@ class Sleuth:
         from .graphs import session_graph
 
         return await session_graph(self, session_id, method, org, values)
+
+    # -- editing a finished answer (app/revise.py) -------------------------------------------
+
+    def check_edit(self, session_id: str, text: str, basis: str = "") -> Checked:
+        """An edited answer as it would be saved, checked against the run's own sources;
+        `basis`: the text a translation translates."""
+        from . import revise
+
+        return revise.check(self, session_id, text, basis)
+
+    def save_revision(
+        self, session_id: str, text: str, note: str = "edited", basis: str = ""
+    ) -> int:
+        """Save an edited answer (checked again) as the session's next revision: its number."""
+        from . import revise
+
+        return revise.save_revision(self, session_id, text, note, basis)
+
+    async def transform_edit(
+        self, session_id: str, text: str, kind: str, language: str = "", **values: Any
+    ) -> Checked:
+        """The model's rewrite of an answer (simpler, shorter, a translation...), checked."""
+        from . import revise
+
+        return await revise.transform(self, session_id, text, kind, language, **values)
 
     def export(self, session_id: str, fmt: str) -> str:
         from ..export import render

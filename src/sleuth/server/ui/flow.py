@@ -14,7 +14,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from ...app import revise
-from ...app import steer as steered
 from ...app.runs import Run
 from ...app.steer import MAX_QUERIES, STAGES, STYLE_PARTS, Steering, writing_request
 from ...errors import NotFoundError, SleuthError, UsageError
@@ -189,7 +188,7 @@ async def back(request: Request, session_id: str) -> Response:
         if stage not in STAGES:
             raise UsageError(f"unknown stage {stage!r}", setting="stage")
         state = await _state(ui, session_id)
-        again = steered.save(ui.state.app, ui.state.app.steer_back(state, stage))
+        again = ui.state.app.steer_save(ui.state.app.steer_back(state, stage))
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(f"/runs/{again.session_id}", status_code=303)
@@ -314,8 +313,8 @@ async def preview(request: Request, session_id: str) -> Response:
     form = await request.form()
     try:
         record = await ui.record(session_id)
-        checked = revise.check(
-            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1),
+        checked = ui.state.app.check_edit(
+            record.id, _field(form, "text", revise.MAX_TEXT + 1),
             _field(form, "basis", revise.MAX_TEXT + 1),
         )  # fmt: skip
     except SleuthError as exc:
@@ -344,8 +343,8 @@ async def save_revision(request: Request, session_id: str) -> Response:
     note = _field(form, "note", 200) or "edited"
     try:
         record = await ui.record(session_id)
-        number = revise.save_revision(
-            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note,
+        number = ui.state.app.save_revision(
+            record.id, _field(form, "text", revise.MAX_TEXT + 1), note,
             _field(form, "basis", revise.MAX_TEXT + 1),
         )  # fmt: skip
     except SleuthError as exc:
@@ -361,8 +360,8 @@ async def transform(request: Request, session_id: str) -> Response:
         record = await ui.record(session_id)
         text, kind = _field(form, "text", revise.MAX_TEXT + 1), _field(form, "kind", 20)
         language, values = _field(form, "language", 40), ui.values()
-        checked = await _admitted(ui, lambda: revise.transform(
-            ui.state.app, record.id, text, kind, language, **values))  # fmt: skip
+        checked = await _admitted(ui, lambda: ui.state.app.transform_edit(
+            record.id, text, kind, language, **values))  # fmt: skip
     except SleuthError as exc:
         return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
     return JSONResponse(_checked_json(record, checked, request))

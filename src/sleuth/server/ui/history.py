@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from ...app import steer as steered
 from ...app.diff import Version, diff_sessions
 from ...app.steer import Steering
 from ...errors import SleuthError, UsageError
@@ -305,7 +304,7 @@ async def continue_run(request: Request, session_id: str) -> Response:
             result=record.result,
             session_id=record.id,
         )
-        again = await asyncio.to_thread(steered.save, ui.state.app, state)
+        again = await asyncio.to_thread(ui.state.app.steer_save, state)
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(f"/runs/{again.session_id}", status_code=303)
