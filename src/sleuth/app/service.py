@@ -83,6 +83,7 @@ class Service:
         self._shared: dict[tuple[str, str], Run] = {}  # research in flight, by request
         self._seen: OrderedDict[tuple[str, str], tuple[Prepared, str]] = OrderedDict()
         self._reports: dict[tuple[str, int], tuple[UsageReport, tuple[int, int], float]] = {}
+        self._bodies: OrderedDict[tuple[str, str], tuple[bytes, float]] = OrderedDict()
         self._runs: dict[str, Run] = {}  # every run this process holds, by id
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -188,9 +189,21 @@ class Service:
         return self._follow(caller, prepared, key, no_cache=no_cache, keep=keep)
 
     async def _hit(self, caller: Caller, key: str) -> bytes | None:
-        return await self.store.cached(
-            caller.org, key, now=self.clock(), ttl_s=self.policy.result_ttl_s
-        )
+        """The cached answer, if any: from this process's memory while it is fresh (an entry
+        never changes until it expires, so the store is asked once per entry, not per hit)."""
+        now = self.clock()
+        known = self._bodies.get((caller.org, key))
+        if known is not None and now - known[1] < self.policy.result_ttl_s:
+            return known[0]
+        body = await self.store.cached(caller.org, key, now=now, ttl_s=self.policy.result_ttl_s)
+        if body is not None:
+            self._remember(caller.org, key, body, now)
+        return body
+
+    def _remember(self, org: str, key: str, body: bytes, at: float) -> None:
+        self._bodies[(org, key)] = (body, at)
+        if len(self._bodies) > BODIES_KEPT:
+            self._bodies.popitem(last=False)
 
     def _follow(
         self, caller: Caller, prepared: Prepared, key: str, *, no_cache: bool, keep: bool
@@ -424,6 +437,7 @@ class Service:
 
 KEEP_FINISHED_S = 600.0
 SEEN_KEPT = 1024  # requests whose prepared run and fingerprint are remembered
+BODIES_KEPT = 256  # cached answers kept in memory (the store holds them all)
 REPORT_REUSE_S = 1.0  # a usage report is reused this long while nothing was metered here
 
 
