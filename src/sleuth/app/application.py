@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import Engine
 from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
 from ..events import Done, Event, Failed, Notice
+from ..limits import DEEP_LIMIT_S, QUICK_LIMIT_S
 from ..ports import SearchQuery
 from ..settings import Settings, database_url, sleuth_home
 from ..store import SessionStore
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
     from .steer import Stage, Steering
 
 OnEvent = Callable[[Event], None]
-QUICK_LIMIT_S = 45.0  # a run stops here unless max_runtime says otherwise (the seed's limits)
-DEEP_LIMIT_S = 150.0
 
 
 class Sleuth:

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 import click
 
 from ..errors import UsageError
+from ..limits import DEEP_ROUNDS
 from .options import LLM, READING, SEARCH, option, settings_values, table_options
 from .render import echo
 
@@ -89,7 +90,7 @@ def batch(
     1 when any line failed (each failure is in the results with its reason)."""
     values = settings_values(flags)
     if depth == "deep":
-        values["deep"] = 2
+        values["deep"] = DEEP_ROUNDS
     if questions is None and follow is None:
         raise UsageError("give the QUESTIONS file (or --follow BATCH_ID)")
     target = _target(questions, out, follow)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import UsageError
+from ..limits import DEEP_ROUNDS
 from ..settings.table import SETTINGS, Setting
 from ..settings.values import coerce
 from .render import echo
@@ -116,7 +117,7 @@ def table_option(name: str, dest: str | None = None, **overrides: Any) -> Callab
     if entry.kind == "list":
         kwargs["multiple"] = True
     if entry.kind == "rounds":
-        kwargs.update(is_flag=False, flag_value=2)
+        kwargs.update(is_flag=False, flag_value=DEEP_ROUNDS)
     if name == "search":
         from .complete import backends
 

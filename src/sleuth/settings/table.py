@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
+from ..limits import DEEP_ROUNDS
 from ..types import ApiFormat, AuthorityMode, BrowserMode, Depth, OutputKind
 
 Kind = Literal[
@@ -230,7 +231,7 @@ _TABLE = (
         "deep",
         "rounds",
         None,
-        "Deep research: plan sub-queries, then up to N critic rounds (bare --deep: 2).",
+        f"Deep research: plan sub-queries, then up to N critic rounds (bare --deep: {DEEP_ROUNDS}).",
         "run",
         low=0,
         high=10,

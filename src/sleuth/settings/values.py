@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
 from ..errors import UsageError
+from ..limits import DEEP_ROUNDS
 from .table import SETTINGS, Setting
 
 # One spelling of time spans everywhere: ms, s, min, h, d, w, mo, y. A bare `m` once meant
@@ -214,7 +215,9 @@ def _since(s: Setting, value: Any, note: Note) -> date:
 
 def _rounds(s: Setting, value: Any, note: Note) -> int:
     if value is True:
-        return 2
+        return DEEP_ROUNDS
+    if value is False:  # explicitly quick (`deep = false`, an API's depth: quick)
+        return None
     return int(_number(s, value, note))
 
 

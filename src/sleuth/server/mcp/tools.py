@@ -21,8 +21,9 @@ from pydantic import BaseModel, Field
 from ...errors import SleuthError
 from ...events import Done, Event, Failed
 from ...export.markdown import result_markdown
+from ...limits import deep_value
 from ...types import SearchResult
-from ..models import DEEP_ROUNDS, ResearchResult
+from ..models import ResearchResult
 from .watch import Watch
 
 # How the tools name the settings an error may mention.
@@ -134,7 +135,7 @@ def build(runner: Runner) -> MCPServer:
         ] = None,
     ) -> Annotated[CallToolResult, ResearchResult]:
         values = {
-            "deep": DEEP_ROUNDS if depth == "deep" else None,
+            "deep": deep_value(depth),
             "search": search,
             "allow_domain": include_domains or None,
             "deny_domain": exclude_domains or None,

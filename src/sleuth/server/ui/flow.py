@@ -17,6 +17,7 @@ from ...app import revise
 from ...app import steer as steered
 from ...app.steer import MAX_QUERIES, STAGES, STYLE_PARTS, Steering, writing_request
 from ...errors import NotFoundError, SleuthError, UsageError
+from ...limits import MAX_QUESTION_CHARS
 from ..config import OPEN_ORG
 from ..stream import response, sse
 from .answer import answer_html
@@ -26,7 +27,7 @@ from .pages import render
 
 router = APIRouter(include_in_schema=False)
 DEPTHS = {"quick": 6, "deep": 15}  # sources kept
-MAX_QUESTION = 2000
+MAX_QUESTION = MAX_QUESTION_CHARS
 EXPORTS = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
 
 
