@@ -57,6 +57,13 @@ class Sleuth:
         self._store = store
         self._graphs: GraphCache | None = None
 
+    @classmethod
+    def from_env(cls, profile: str | None = None, **overrides: Any) -> Sleuth:
+        """The application with the settings every face resolves from this process's
+        environment: built-in defaults < $SLEUTH_HOME/config.toml < `profile` (else
+        SLEUTH_PROFILE, else the file's) < SLEUTH_* variables < `overrides` (setting names)."""
+        return cls(Settings.from_env(None, profile, **overrides))
+
     @cached_property
     def knowledge(self) -> Knowledge:
         from .knowledge import Knowledge

@@ -135,7 +135,8 @@ def _question_of(data: Mapping[str, Any]) -> str:
         raise UsageError("the question is empty", setting="question")
     if len(text) > MAX_QUESTION_CHARS:
         raise UsageError(
-            f"the question is {len(text)} characters; at most {MAX_QUESTION_CHARS}", setting="question"
+            f"the question is {len(text)} characters; at most {MAX_QUESTION_CHARS}",
+            setting="question",
         )
     return text
 

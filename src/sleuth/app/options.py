@@ -44,13 +44,15 @@ class Prepared:
 
 
 def prepare(question: str, base: Settings, values: Mapping[str, Any]) -> Prepared:
-    """Split `values` into engine settings, the request and saving; unknown names are refused."""
-    given = {k: v for k, v in values.items() if v is not None}
+    """Split `values` into engine settings, the request and saving; unknown names are refused.
+    A value that is None is not given: the base's run defaults (config file, profile,
+    environment) apply to it."""
+    given = {**base.run_defaults, **{k: v for k, v in values.items() if v is not None}}
     inline = given.pop("schema") if isinstance(given.get("schema"), dict) else None
     table = {
         k: coerce(k, v)
         for k, v in given.items()
-        if k in SETTINGS and SETTINGS[k].target != "output"
+        if k in SETTINGS and SETTINGS[k].target not in ("output", "server")
     }
     if inline is not None:  # a schema given as JSON (the API) rather than as a file path
         table["schema"] = inline

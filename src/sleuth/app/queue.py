@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from .. import settings
 from ..errors import NotFoundError, UsageError
 from ..events import Event, Fetched, Searched
 from ..store.batches_pg import BatchStore, Claimed, NewItem, Progress
@@ -47,15 +47,12 @@ SCHEMA_LOCK = 0x51E07DC  # pg_advisory_xact_lock: one process installs the queue
 
 def database_url(env: Mapping[str, str] | None = None) -> str:
     """SLEUTH_DATABASE_URL, which the queue needs (there is no queue without PostgreSQL)."""
-    env = os.environ if env is None else env
-    url = (env.get("SLEUTH_DATABASE_URL") or "").strip()
-    if not url:
+    url = settings.database_url(env)  # parsed (and its scheme checked) there only
+    if url is None:
         raise UsageError(
             "batches on the queue need PostgreSQL: set SLEUTH_DATABASE_URL=postgresql://... "
             "(without it, `sleuth batch` runs the questions here)"
         )
-    if not url.startswith(("postgresql://", "postgres://")):
-        raise UsageError("SLEUTH_DATABASE_URL must be a postgresql:// URL")
     return url
 
 

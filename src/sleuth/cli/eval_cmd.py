@@ -10,8 +10,8 @@ import click
 
 from ..errors import UsageError
 from ..evaluate.questions import load_questions, sample, with_gold_urls
-from ..settings import Settings
 from ..types import ResearchRequest
+from .configmap import load
 from .options import LLM, option, table_options
 from .render import echo
 
@@ -78,15 +78,13 @@ QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
 def eval_cmd(
     questions: Path,
     corpus: Path | None,
-    search: str,
     limit: int | None,
     seed: int | None,
     concurrency: int,
     depth: str,
     out: Path,
     unanswerable: bool,
-    no_cache: bool,
-    **llm: Any,
+    **flags: Any,
 ) -> None:
     """Research every question of QUESTIONS.jsonl and score the answers, sources and speed.
 
@@ -103,14 +101,7 @@ def eval_cmd(
     docs = load_docs(corpus) if corpus is not None else None
     if docs is not None:
         picked = with_gold_urls(picked, {d.id: d.url for d in docs})
-    settings = Settings.from_env().with_(
-        search=search,
-        no_cache=no_cache,
-        base_url=llm["base_url"],
-        api_key=llm["api_key"],
-        model=llm["model"],
-        api_format=llm["api_format"],
-    )
+    settings = load().settings()
     template = ResearchRequest("?", depth="deep" if depth == "deep" else "quick")
     evaluation = asyncio.run(
         evaluate(

@@ -98,11 +98,23 @@ def _click_type(entry: Setting) -> Any:
     return None
 
 
+class TableOption(click.Option):
+    """An option that is a setting of the table; `setting` names it (the loader's key)."""
+
+    def __init__(self, *args: Any, setting: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.setting = setting
+
+
 def table_option(name: str, dest: str | None = None, **overrides: Any) -> Callable[[F], F]:
     """The click option for setting `name`, with its env twin unless the table says none."""
     entry = SETTINGS[name]
+    if not entry.cli:
+        raise ValueError(f"{name} has no flag (the table says cli=False)")
     decls = [entry.flag, *([entry.short] if entry.short else []), dest or name]
     kwargs: dict[str, Any] = {
+        "cls": TableOption,
+        "setting": name,
         "help": entry.help,
         "metavar": entry.metavar,
         "envvar": entry.env_name,

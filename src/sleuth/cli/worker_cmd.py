@@ -6,14 +6,18 @@ the others."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import UsageError
 from ..extras import install_hint, missing
-from .options import option, settings_values, table_options
+from .configmap import load
+from .options import option, table_options
 from .serve_cmd import ENGINE
+
+if TYPE_CHECKING:
+    from ..settings.resolve import Resolved
 
 EXAMPLES = """
 \b
@@ -56,23 +60,23 @@ def worker(worker_concurrency: int, stalled_after: float, until_empty: bool, **f
         )
     from ..app.queue import database_url, redact
 
-    url = database_url()
+    url, resolved = database_url(), load()
     click.echo(
         f"sleuth: worker on {redact(url)}: {worker_concurrency} questions at once",
         err=True,
     )
-    asyncio.run(_work(url, settings_values(flags), worker_concurrency, stalled_after, until_empty))
+    asyncio.run(_work(url, resolved, worker_concurrency, stalled_after, until_empty))
 
 
 async def _work(
-    url: str, values: dict[str, Any], concurrency: int, stalled_after: float, until_empty: bool
+    url: str, resolved: Resolved, concurrency: int, stalled_after: float, until_empty: bool
 ) -> None:
     from ..app.application import Sleuth
     from ..app.queue import run_worker
-    from ..settings import Settings
     from ..store.service_sqlite import SqliteServiceStore
 
-    async with Sleuth(Settings.from_env()) as app:
+    values = resolved.given("engine")  # the worker's own: search backend, model, reading
+    async with Sleuth(resolved.settings()) as app:
         service = SqliteServiceStore(app.home, app.sessions)
         try:
             await run_worker(

@@ -13,11 +13,11 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from ..app.application import Sleuth
-from ..settings import Settings
+from ..settings.resolve import resolve
 from ..store.service import ServiceStore
 from . import errors
 from .bodylimit import BodyLimit
-from .config import Clock, ServerConfig, wall_clock
+from .config import Clock, ServerConfig, server_config, wall_clock
 from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
@@ -41,8 +41,12 @@ def create_app(
     store: ServiceStore | None = None,
     clock: Clock = wall_clock,
 ) -> FastAPI:
-    config = config or ServerConfig()
-    sleuth = app or Sleuth(Settings.from_env())
+    if config is None or app is None:  # resolved as every face resolves them
+        resolved = resolve()
+        defaults = resolved.given("engine", "run", "session")
+        config = config or server_config(resolved.values, open_access=False, defaults=defaults)
+        app = app or Sleuth(resolved.settings())
+    sleuth = app
     if store is None:
         from ..store.backend import service_store
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..app.batch import Parsed
 from ..extras import missing
+from ..settings import database_url
 from ..store.batches_pg import BatchStore, Progress
 from .errors import ApiError
 
@@ -26,7 +27,7 @@ class Batches:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Batches:
-        url = (env.get("SLEUTH_DATABASE_URL") or "").strip() or None
+        url = database_url(env)
         if url is None:
             return cls(None, "batches need PostgreSQL: the server has no SLEUTH_DATABASE_URL")
         absent = missing("queue")

@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any
@@ -15,13 +14,14 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from ..app.application import Sleuth
 from ..errors import UsageError
 from ..settings import sleuth_home
+from ..settings.resolve import Resolved
 from .app import create_app
-from .config import ServerConfig, is_loopback
+from .config import ServerConfig, is_loopback, server_config
 
 CONFIG_ENV = "SLEUTH_SERVE_CONFIG"  # how workers get the parent's configuration
-PASSWORD_ENV = "SLEUTH_ACCESS_PASSWORD"  # the SSE API's and MCP's shared password
 GRACE_S = 30  # in-flight requests get this long to finish on shutdown; then runs are cancelled
 # An idle keep-alive connection is kept this long: longer than a proxy keeps its idle upstream
 # connections (nginx: 60 s, deploy/nginx.conf), so the proxy closes first and never sends a
@@ -32,14 +32,14 @@ KEEP_ALIVE_S = 65
 
 @dataclass(frozen=True, slots=True)
 class ServeOptions:
-    host: str
-    port: int
-    workers: int
-    no_auth: bool
-    run_slots: int
-    org_runs: int | None
-    org_rate: int | None
-    values: Mapping[str, Any]
+    """What `sleuth serve` / `sleuth ui` resolved, and whether to serve without keys."""
+
+    resolved: Resolved
+    no_auth: bool = False
+
+    @property
+    def workers(self) -> int:
+        return int(self.resolved.values["workers"])
 
 
 def access_mode(host: str, no_auth: bool, has_keys: bool) -> bool:
@@ -73,16 +73,12 @@ def config_for(options: ServeOptions) -> ServerConfig:
     import asyncio
 
     has_keys = asyncio.run(_has_keys())
-    password = os.environ.get(PASSWORD_ENV) or None
-    return ServerConfig(
-        host=options.host,
-        port=options.port,
-        open_access=access_mode(options.host, options.no_auth, has_keys or bool(password)),
-        access_password=password,
-        run_slots=options.run_slots,
-        org_runs=options.org_runs,
-        org_rate=options.org_rate,
-        defaults=MappingProxyType(dict(options.values)),
+    values = options.resolved.values
+    password = bool(values["access_password"])
+    return server_config(
+        values,
+        open_access=access_mode(values["host"], options.no_auth, has_keys or password),
+        defaults=options.resolved.given("engine", "run", "session"),
     )
 
 
@@ -105,7 +101,7 @@ def run(options: ServeOptions) -> None:
         "log_level": "info",
     }
     if options.workers == 1:
-        uvicorn.run(create_app(config), **common)
+        uvicorn.run(create_app(config, app=Sleuth(options.resolved.settings())), **common)
         return
     os.environ[CONFIG_ENV] = json.dumps(_config_json(config), default=str)
     uvicorn.run("sleuth.server.main:worker_app", factory=True, workers=options.workers, **common)

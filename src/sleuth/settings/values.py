@@ -213,7 +213,7 @@ def _since(s: Setting, value: Any, note: Note) -> date:
     return parse_since(str(value), setting=s.name, note=note)
 
 
-def _rounds(s: Setting, value: Any, note: Note) -> int:
+def _rounds(s: Setting, value: Any, note: Note) -> int | None:
     if value is True:
         return DEEP_ROUNDS
     if value is False:  # explicitly quick (`deep = false`, an API's depth: quick)
