@@ -43,11 +43,16 @@ class Prepared:
     saving: Saving
 
 
+def given_values(base: Settings, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values a run is prepared from besides the base's engine settings: the base's run
+    defaults (what the config file, profile and environment set), then `values` (None: not
+    given, so the default stands)."""
+    return {**base.run_defaults, **{k: v for k, v in values.items() if v is not None}}
+
+
 def prepare(question: str, base: Settings, values: Mapping[str, Any]) -> Prepared:
-    """Split `values` into engine settings, the request and saving; unknown names are refused.
-    A value that is None is not given: the base's run defaults (config file, profile,
-    environment) apply to it."""
-    given = {**base.run_defaults, **{k: v for k, v in values.items() if v is not None}}
+    """Split `values` into engine settings, the request and saving; unknown names are refused."""
+    given = given_values(base, values)
     inline = given.pop("schema") if isinstance(given.get("schema"), dict) else None
     table = {
         k: coerce(k, v)
