@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import UsageError
+from ...settings.table import SETTINGS
 
+# Settings of the table (same names, same meaning); a test holds them to it.
 FIELDS = ("base_url", "api_key", "model", "plan_model", "search")
-SECRETS = frozenset({"api_key"})
+SECRETS = frozenset(name for name in FIELDS if SETTINGS[name].secret)
 MAX_VALUE = 2000
 
 
