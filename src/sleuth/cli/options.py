@@ -165,14 +165,5 @@ def flatten(values: tuple[tuple[str, ...], ...] | tuple[str, ...]) -> tuple[str,
     return tuple(out)
 
 
-def settings_values(flags: dict[str, Any]) -> dict[str, Any]:
-    """The table settings among a command's parsed flags, lists flattened."""
-    out: dict[str, Any] = {}
-    for name, value in flags.items():
-        if name in SETTINGS:
-            out[name] = flatten(value) if SETTINGS[name].kind == "list" else value
-    return out
-
-
 def env(name: str) -> str:
     return f"SLEUTH_{name.upper().replace('-', '_')}"

@@ -2,8 +2,9 @@
 
 Precedence, lowest first: built-in defaults < config file < profile < env < flags. This module
 only reads the file, normalizes its keys (`max-sources` and `max_sources` are the same key) and
-picks the profile; what each key means, and whether its value is valid, is decided at the edge
-that owns the options (`sleuth.cli.configmap`), so the file is checked exactly like the flags.
+picks the profile; what each key means, and whether its value is valid, is decided by the
+loader (`sleuth.settings.resolve`) with the table's coercion, so the file is checked exactly
+like a flag, a variable or an API field.
 
     search = "multi:duckduckgo,wikipedia"
     max_sources = 8
