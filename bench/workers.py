@@ -124,7 +124,8 @@ async def _run_batch(
 ) -> str:
     """Queue one batch of `texts` and wait until every question has its record: its id."""
     from sleuth.app.batch import Item
-    from sleuth.app.queue import LOCAL_ORG, enqueue
+    from sleuth.app.caller import LOCAL_ORG
+    from sleuth.app.queue import enqueue
     from sleuth.store.batches_pg import BatchStore
 
     items = [Item(f"q{i}", i, text) for i, text in enumerate(texts, 1)]

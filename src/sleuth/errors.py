@@ -13,10 +13,16 @@
     │   ├── BlockedURLError       refused by policy (private address, scheme, domain list)
     │   └── ExtractionError       parsing the document overran its sandbox (memory, time, crash)
     ├── StoreError                a local database (sessions, page cache) cannot be used
+    │   └── BatchesUnavailable    batches need PostgreSQL and the queue extra (HTTP 503)
     ├── LLMError                  the model endpoint failed after retries
     ├── NoSourcesError            nothing usable was found; stop before writing (exit 3)
     │   └── NoAnswerError         require_answer and the sources do not answer (exit 3)
     ├── BudgetExceededError       --max-cost reached (exit 2, HTTP 402)
+    ├── Refused                   the service will not run this now (`retry_after`: when to try)
+    │   ├── QuotaExceeded         the organization's monthly quota is used up (402)
+    │   ├── RateLimited           the organization's request rate or running-run limit (429)
+    │   └── ServerBusy            every slot of this node for the kind of work is taken (503)
+    ├── RunCancelled              the run stopped before it ended (server stopping, all left)
     ├── CitationCheckFailed       --strict-cites and a citation is unsupported (exit 4)
     └── DeadlineExceeded          --max-runtime reached (exit 5, HTTP 504)
 
@@ -44,6 +50,7 @@ SkipCause = Literal[
     "no-text",  # read, but nothing usable was extracted
     "extraction",  # parsing it overran the sandbox's memory or time, or crashed the parser
     "deadline",  # not read within the round's deadline; its snippet is used
+    "quota",  # the organization's page quota allowed no more reading; its snippet is used
     "stale",  # published before `since`
     "browser",  # the headless browser could not read it
     "error",  # anything else (an adapter bug costs one page, not the run)
@@ -190,6 +197,13 @@ class StoreError(SleuthError):
     code = "STORE_UNAVAILABLE"
 
 
+class BatchesUnavailable(StoreError):
+    """Batches run on the PostgreSQL task queue; this process has no database URL or no queue
+    extra (the message says which)."""
+
+    code = "BATCHES_UNAVAILABLE"
+
+
 class LLMError(SleuthError):
     http_status = 502
     code = "LLM_FAILED"
@@ -229,6 +243,46 @@ class BudgetExceededError(SleuthError):
     code = "QUOTA_EXCEEDED"
 
 
+class Refused(SleuthError):
+    """The service will not do this work now. `retry_after` (seconds) is when the same request
+    may succeed, or None when waiting will not help (a used-up quota). Raised by the service,
+    worded by each face: the API as a status with `Retry-After`, MCP as a tool error."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.retryable = retry_after is not None
+
+
+class QuotaExceeded(Refused):
+    exit_code = 2
+    http_status = 402
+    code = "QUOTA_EXCEEDED"
+
+    def __init__(self, message: str, *, meter: str = "") -> None:
+        super().__init__(message)
+        self.meter = meter
+
+
+class RateLimited(Refused):
+    http_status = 429
+    code = "RATE_LIMITED"
+
+
+class ServerBusy(Refused):
+    http_status = 503
+    code = "SERVER_BUSY"
+
+
+class RunCancelled(SleuthError):
+    """The run was cancelled before it ended: every follower left, or the server is stopping.
+    The same request may succeed (it starts afresh)."""
+
+    http_status = 503
+    code = "RUN_CANCELLED"
+    retryable = True
+
+
 class CitationCheckFailed(SleuthError):
     exit_code = 4
     http_status = 422
@@ -240,3 +294,4 @@ class DeadlineExceeded(SleuthError):
     http_status = 504
     code = "DEADLINE_EXCEEDED"
     retryable = True
+    queries: tuple[str, ...] = ()  # what the run had searched when it was stopped

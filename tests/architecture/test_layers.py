@@ -33,7 +33,7 @@ def lint(src: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 def test_the_tree_keeps_the_layers(tmp_path: Path) -> None:
     done = lint(ROOT / "src", tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 kept, 0 broken" in done.stdout
+    assert "3 kept, 0 broken" in done.stdout
 
 
 def test_a_stage_importing_the_application_breaks_the_contract(tmp_path: Path) -> None:
@@ -44,3 +44,23 @@ def test_a_stage_importing_the_application_breaks_the_contract(tmp_path: Path) -
     done = lint(src, tmp_path)
     assert done.returncode == 1, done.stdout
     assert "sleuth.pipeline is not allowed to import sleuth.app" in done.stdout
+
+
+def test_a_face_importing_a_store_breaks_the_contract(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "src" / "sleuth", src / "sleuth")
+    route = src / "sleuth" / "server" / "routes" / "meta.py"
+    route.write_text(route.read_text() + "\nfrom ...store import sessions  # a violation\n")
+    done = lint(src, tmp_path)
+    assert done.returncode == 1, done.stdout
+    assert "sleuth.server is not allowed to import sleuth.store" in done.stdout
+
+
+def test_a_cycle_between_siblings_breaks_the_contract(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "src" / "sleuth", src / "sleuth")
+    cache = src / "sleuth" / "fetch" / "cache.py"
+    cache.write_text(cache.read_text() + "\nfrom ..store import page_cache_pg  # a cycle\n")
+    done = lint(src, tmp_path)
+    assert done.returncode == 1, done.stdout
+    assert "No cycles are allowed in sleuth." in done.stdout

@@ -24,10 +24,10 @@ from tests.testweb.server import TestWeb
 RUN = {**TESTWEB_DEFAULTS, "no_cache": True}
 
 
-def drain(url: str, store: object) -> None:
+def drain() -> None:
     async def go() -> None:
         async with Sleuth(Settings.from_env()) as app:
-            await run_worker(url, app, store, concurrency=2, wait=False, values=RUN)  # type: ignore[arg-type]
+            await run_worker(app, concurrency=2, wait=False, values=RUN)
 
     asyncio.run(go())
 
@@ -56,7 +56,7 @@ def test_a_batch_through_the_api(
             assert got.status_code == 404 and got.json()["code"] == "NOT_FOUND"
         assert httpx.get(status, headers=globex).status_code == 404
 
-        drain(postgres_db, served.store)
+        drain()
         progress = httpx.get(status, headers=acme).json()
         assert progress | {"created_at": ""} == {
             "id": batch["id"], "created_at": "", "total": 3, "done": 3, "failed": 0,

@@ -16,7 +16,6 @@ from sleuth.app.batch import parse_object
 from sleuth.app.queue import enqueue, prepare_schema, run_worker
 from sleuth.settings import Settings
 from sleuth.store.batches_pg import BatchStore
-from sleuth.store.service_sqlite import SqliteServiceStore
 from tests.batch.pages import add_hanging_question, add_questions
 from tests.testweb.server import TestWeb
 
@@ -28,11 +27,15 @@ def parsed(lines: list[Any]) -> list[Any]:
     return [parse_object(x, i + 1, f"h{i}") for i, x in enumerate(lines)]
 
 
-async def drain(url: str, home: Path, service: SqliteServiceStore | None = None) -> None:
-    settings = Settings.from_env()
-    async with Sleuth(settings) as app:
-        store = service or SqliteServiceStore(home, app.sessions)
-        await run_worker(url, app, store, concurrency=2, wait=False, values=RUN)
+@pytest.fixture(autouse=True)
+def _on_postgres(postgres_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker keeps everything in the database of SLEUTH_DATABASE_URL, as deployed."""
+    monkeypatch.setenv("SLEUTH_DATABASE_URL", postgres_db)
+
+
+async def drain() -> None:
+    async with Sleuth(Settings.from_env()) as app:
+        await run_worker(app, concurrency=2, wait=False, values=RUN)
 
 
 async def progress_and_records(url: str, org: str, batch: str) -> tuple[Any, list[Any]]:
@@ -54,11 +57,11 @@ def test_a_worker_answers_every_queued_question_once(
         await prepare_schema(postgres_db)
         batch, queued = await enqueue(postgres_db, "acme", parsed(lines), {})
         assert queued == 4  # the bad line is recorded at once, not queued
-        await drain(postgres_db, sleuth_home)
+        await drain()
         return await progress_and_records(postgres_db, "acme", batch)
 
     progress, records = asyncio.run(go())
-    assert progress.finished and (progress.done, progress.failed) == (3, 2)
+    assert progress.finished and (progress.done, progress.failed) == (3, 2), records
     by_id = {r["id"]: r for r in records}
     assert [r["line"] for r in records] == [1, 2, 3, 4, 5]
     assert "1801" in by_id["q1"]["result"]["answer"]
@@ -67,20 +70,22 @@ def test_a_worker_answers_every_queued_question_once(
 
 
 def test_quotas_are_metered_per_question_and_a_spent_quota_fails_the_rest(
-    testweb_env: TestWeb, postgres_db: str, sleuth_home: Path
+    testweb_env: TestWeb, postgres_db: str
 ) -> None:
+    """On PostgreSQL, as `deploy/compose.yaml` runs it: the worker admits and meters in the
+    database every replica reads (a worker once metered into its own SQLite file, so an org
+    with a quota of one search had all its questions answered and its usage showed 0)."""
     lines = add_questions(testweb_env, 4)
 
     async def go() -> tuple[Any, list[Any], Any]:
         await prepare_schema(postgres_db)
         async with Sleuth(Settings.from_env()) as app:
-            service = SqliteServiceStore(sleuth_home, app.sessions)
-            await service.create_key("acme", ("research",), now=time.time(),
-                                     quotas={"searches": 2})  # fmt: skip
+            await app.service_store.create_key("acme", ("research",), now=time.time(),
+                                               quotas={"searches": 2})  # fmt: skip
             batch, _ = await enqueue(postgres_db, "acme", parsed(lines), {})
-            await run_worker(postgres_db, app, service, concurrency=1, wait=False, values=RUN)
-            usage = await service.usage("acme", now=time.time())
-            await service.aclose()
+            await run_worker(app, concurrency=1, wait=False, values=RUN)
+        async with Sleuth(Settings.from_env()) as replica:  # what any replica sees
+            usage = await replica.service_store.usage("acme", now=time.time())
         progress, records = await progress_and_records(postgres_db, "acme", batch)
         return progress, records, usage
 

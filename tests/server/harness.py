@@ -97,7 +97,7 @@ def serving(
     if store_type is not None:
         store: ServiceStore = store_type(sleuth.home, sleuth.sessions)
     else:
-        store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
+        store = service_store(sleuth.home, sleuth.sessions, sleuth.database_url)
     api = create_app(config, app=sleuth, store=store, clock=clock)
     server = uvicorn.Server(
         uvicorn.Config(api, host="127.0.0.1", port=0, log_level="warning", access_log=False)

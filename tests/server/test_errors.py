@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from sleuth.app.metering import KEY_CACHE_S
 from sleuth.server.config import ServerConfig
 from sleuth.store.service_sqlite import SqliteServiceStore
 from tests.server.harness import TESTWEB_DEFAULTS, Served, serving
@@ -56,6 +57,7 @@ def test_keys_are_required_valid_and_revocable(served: Served) -> None:
     assert bearer.json()["orgId"] == "acme"
     (found,) = served.call(lambda store: store.keys("acme"))
     served.call(lambda store: store.revoke_key(found.id, now=served.clock()))
+    served.clock.advance(KEY_CACHE_S)  # every replica refuses a revoked key within this
     shaped(httpx.get(f"{served.api}/whoami", headers={"X-API-Key": key}), 401, "UNAUTHORIZED")
 
 

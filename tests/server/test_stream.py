@@ -72,7 +72,9 @@ def test_a_client_that_disconnects_cancels_its_run(testweb_env: TestWeb) -> None
                 break  # closes the connection mid-run
         wait_for(lambda: served.metric("sleuth_runs_total", depth="quick", outcome="cancelled")
                  == 1, "the run was cancelled")  # fmt: skip
-        wait_for(lambda: served.state.research.running == 0, "its run slot was released")
+        wait_for(
+            lambda: served.state.service.admission.busy["run"] == 0, "its run slot was released"
+        )
         assert served.metric("sleuth_runs_in_flight") == 0
         assert served.metric("sleuth_runs_total", depth="quick", outcome="ok") == 0
         assert not served.store.sessions.list(org="acme")  # it never finished

@@ -229,7 +229,7 @@ def test_the_worker_gets_the_same_values(
 ) -> None:
     monkeypatch.setenv("SLEUTH_DATABASE_URL", postgres_db)
     stop_at(monkeypatch, sleuth.app.queue, "run_worker")
-    _url, app, _service, options = reach(["worker", "--until-empty"])
+    app, options = reach(["worker", "--until-empty"])
     got = seen(app, options["values"])
     want = every_twin.of(*RUN_TARGETS)
     assert {n: got.get(n) for n in want} == want
@@ -347,5 +347,5 @@ def test_the_config_file_reaches_the_worker(
 ) -> None:
     monkeypatch.setenv("SLEUTH_DATABASE_URL", postgres_db)
     stop_at(monkeypatch, sleuth.app.queue, "run_worker")
-    _url, app, _service, options = reach(["worker", "--until-empty"])
+    app, options = reach(["worker", "--until-empty"])
     assert _run(app, options["values"]) == RUN

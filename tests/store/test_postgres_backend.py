@@ -59,7 +59,7 @@ async def test_two_replicas_spend_the_last_unit_once(postgres_db: str) -> None:
 OPEN_ALL = """
 import sys
 from sleuth.store.service_pg import PgServiceStore
-from sleuth.fetch.cache_pg import PgPageCache
+from sleuth.store.page_cache_pg import PgPageCache
 PgServiceStore(sys.argv[1])
 assert PgPageCache(sys.argv[1]).unavailable is None
 """
@@ -94,7 +94,7 @@ def test_a_schema_newer_than_this_sleuth_is_refused(postgres_db: str) -> None:
 
 
 def test_the_page_cache_is_shared_and_expires(postgres_db: str) -> None:
-    from sleuth.fetch.cache_pg import PgPageCache
+    from sleuth.store.page_cache_pg import PgPageCache
 
     clock = [1000.0]
     one = PgPageCache(postgres_db, ttl_s=60, clock=lambda: clock[0])
@@ -120,7 +120,7 @@ def test_an_unreachable_database_is_a_store_error_naming_it_without_the_password
 
 
 def test_an_unreachable_page_cache_turns_itself_off() -> None:
-    from sleuth.fetch.cache_pg import PgPageCache
+    from sleuth.store.page_cache_pg import PgPageCache
 
     cache = PgPageCache("postgresql://sleuth@127.0.0.1:1/nowhere?connect_timeout=2")
     assert cache.unavailable

@@ -23,38 +23,53 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import Engine
 from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
-from ..events import Done, Event, Failed, Notice
+from ..events import Done, Event, Notice
 from ..limits import DEEP_LIMIT_S, QUICK_LIMIT_S
 from ..ports import SearchQuery
 from ..settings import Settings, database_url, sleuth_home
 from ..store import SessionStore
-from ..store.backend import session_store
+from ..store.backend import service_store, session_store
 from ..store.records import SessionRecord
+from ..store.service import ServiceStore
 from ..types import Result, SearchResult, Usage
 from .assemble import Resources, backend_settings, build_fetcher, build_parts, llm_settings
 from .options import Prepared, prepare
+from .runs import finish
 from .trace import Trace
 
 # What `ask` never uses (knowledge bases, steering, diffs, search/extract lookups) is imported by
 # the use case that needs it, so a CLI run pays only for the engine it runs.
 if TYPE_CHECKING:
     from ..graph.model import KnowledgeGraph
+    from .admission import Policy
+    from .budget import Budget
     from .diff import SessionDiff
     from .doctor import Check
     from .graphs import GraphCache
     from .knowledge import Knowledge
     from .lookup import ReadHit
+    from .service import Service
     from .steer import Stage, Steering
 
 OnEvent = Callable[[Event], None]
 
 
 class Sleuth:
-    def __init__(self, settings: Settings | None = None, *, store: SessionStore | None = None):
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: SessionStore | None = None,
+        service_store: ServiceStore | None = None,
+    ):
         self.settings = settings or Settings()
         self.home = sleuth_home(self.settings.env)
-        self.resources = Resources(self.home, database_url(self.settings.env))
+        # Where the state lives is decided here, once: SQLite under SLEUTH_HOME, or the
+        # PostgreSQL database of SLEUTH_DATABASE_URL for everything (no face opens a store).
+        self.database_url = database_url(self.settings.env)
+        self.resources = Resources(self.home, self.database_url)
         self._store = store
+        self._service_store = service_store
         self._graphs: GraphCache | None = None
 
     @classmethod
@@ -78,6 +93,8 @@ class Sleuth:
 
     async def aclose(self) -> None:
         await self.resources.aclose()
+        if self._service_store is not None:
+            await self._service_store.aclose()
 
     @property
     def graph_cache(self) -> GraphCache:
@@ -91,8 +108,23 @@ class Sleuth:
     @property
     def sessions(self) -> SessionStore:
         if self._store is None:
-            self._store = session_store(self.home, self.settings.env)
+            self._store = session_store(self.home, self.database_url)
         return self._store
+
+    @property
+    def service_store(self) -> ServiceStore:
+        """Keys, quotas, usage, idempotency, the result cache and runs in flight (opened,
+        and migrated, on first use)."""
+        if self._service_store is None:
+            self._service_store = service_store(self.home, self.sessions, self.database_url)
+        return self._service_store
+
+    def service(self, policy: Policy | None = None, **options: Any) -> Service:
+        """The service use cases (admission, quotas, caching, shared runs) over this
+        application and its service store; see `app/service.py`."""
+        from .service import Service
+
+        return Service(self, self.service_store, policy, **options)
 
     # -- research ------------------------------------------------------------------------------
 
@@ -115,10 +147,17 @@ class Sleuth:
         return await finish(self.stream(question, **values), on_event)
 
     async def run(
-        self, prepared: Prepared, *, rewrite: bool = False, run_id: str | None = None
+        self,
+        prepared: Prepared,
+        *,
+        rewrite: bool = False,
+        run_id: str | None = None,
+        budget: Budget | None = None,
     ) -> AsyncIterator[Event]:
-        """Run a prepared request (or only re-write it from its seeds) and save it."""
-        built = build_parts(prepared.settings, self.resources)
+        """Run a prepared request (or only re-write it from its seeds) and save it; with a
+        `budget`, within what the organization's quotas allow (the result says what was held
+        back)."""
+        built = build_parts(prepared.settings, self.resources, budget)
         if not rewrite:
             self.resources.warm_up()
         engine = Engine.of(built.parts)
@@ -129,7 +168,7 @@ class Sleuth:
                 async for event in events:
                     trace(event)
                     if isinstance(event, Done):
-                        event = replace(event, result=trace.attach(event.result))
+                        event = replace(event, result=trace.attach(held_back(event.result, budget)))
                         for item in self._saved(event, prepared, trace):
                             yield item
                         return
@@ -394,14 +433,12 @@ class Sleuth:
         return await run_checks(self.home, prepare("doctor", self.settings, values).settings)
 
 
-async def finish(events: AsyncIterator[Event], on_event: OnEvent | None = None) -> Result:
-    """Read a run's events until it ends: its result, or its error raised."""
-    async with aclosing(events):  # type: ignore[type-var]
-        async for event in events:
-            if on_event is not None:
-                on_event(event)
-            if isinstance(event, Done):
-                return event.result
-            if isinstance(event, Failed):
-                raise event.exception or SleuthError(event.error)
-    raise SleuthError("the run ended without a result")
+def held_back(result: Result, budget: Budget | None) -> Result:
+    """`result`, saying (among its confidence reasons) what the quota kept it from reading."""
+    if budget is None or not budget.refused:
+        return result
+    reason = (
+        f"the organization's quota held back {len(budget.refused)} search(es) or page(s): "
+        "this answer was written from less than a full run would read"
+    )
+    return replace(result, confidence_reasons=(*result.confidence_reasons, reason))

@@ -19,7 +19,7 @@ from ..engine import Engine, Parts, Stages
 from ..errors import UsageError
 from ..extras import install_hint, installed
 from ..fetch.browser import BrowserSettings, reading_fetcher
-from ..fetch.cache import CachedFetcher, open_page_cache
+from ..fetch.cache import CachedFetcher, SqlitePageCache, default_cache_path
 from ..fetch.extract import warm_up as warm_extraction
 from ..fetch.http import FetchSettings, HttpFetcher
 from ..llm.clients import ClientPool
@@ -37,6 +37,17 @@ from ..think.clarify import ModelClarifier
 from ..think.hops import HeuristicHopper, ModelHopper
 from ..think.plan import ModelCritic, ModelPlanner
 from ..think.structured import Structurer
+from .budget import Budget, BudgetedFetcher, BudgetedSearch
+
+
+def open_page_cache(home: Path, ttl_s: float, database_url: str | None = None) -> PageCache:
+    """The page cache: SQLite under `home`, or PostgreSQL when a database URL is given (psycopg
+    is imported only then)."""
+    if database_url is None:
+        return SqlitePageCache(default_cache_path(home), ttl_s=ttl_s)
+    from ..store.page_cache_pg import PgPageCache
+
+    return PgPageCache(database_url, ttl_s=ttl_s)
 
 
 class Resources:
@@ -189,13 +200,18 @@ def fetch_settings(settings: Settings) -> FetchSettings:
     )
 
 
-def build_fetcher(settings: Settings, resources: Resources | None = None) -> Fetcher:
-    """The run's fetcher: shared readers from `resources` (or private ones), page cache on top."""
+def build_fetcher(
+    settings: Settings, resources: Resources | None = None, budget: Budget | None = None
+) -> Fetcher:
+    """The run's fetcher: shared readers from `resources` (or private ones), metered by the
+    run's quota `budget` when it has one, page cache on top."""
     browser = browser_settings(settings)
     if resources is None:
         fetcher: Fetcher = reading_fetcher(HttpFetcher(fetch_settings(settings)), browser)
     else:
         fetcher = Borrowed(resources.reader(fetch_settings(settings), browser))
+    if budget is not None:
+        fetcher = BudgetedFetcher(fetcher, budget)
     if settings.no_cache:
         return fetcher
     if resources is None:
@@ -277,12 +293,18 @@ def _offline(spec: str) -> bool:
     return name in registries().search and registries().search.get(name).offline
 
 
-def build_parts(settings: Settings, resources: Resources | None = None) -> Assembled:
-    """Everything one run uses. With `resources`, shared clients are borrowed, not owned."""
+def build_parts(
+    settings: Settings, resources: Resources | None = None, budget: Budget | None = None
+) -> Assembled:
+    """Everything one run uses. With `resources`, shared clients are borrowed, not owned; with
+    a `budget`, web searches and page reads stop at the organization's allowance."""
     meter = make_meter(llm_settings(settings))
     primary, fallback, include = build_search_backends(settings)
+    if budget is not None:
+        primary = BudgetedSearch(primary, budget)
+        fallback = BudgetedSearch(fallback, budget) if fallback is not None else None
     models = build_models(settings, meter, resources.models if resources else None)
-    fetcher = build_fetcher(settings, resources)
+    fetcher = build_fetcher(settings, resources, budget)
     writer = build_writer(settings, models)
     parts = Parts(
         primary, fetcher, writer, include, fallback, meter, build_stages(settings, models)

@@ -19,36 +19,38 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from .. import settings
-from ..errors import NotFoundError, UsageError
-from ..events import Event, Fetched, Searched
-from ..store.batches_pg import BatchStore, Claimed, NewItem, Progress
-from ..store.service import Refused, ServiceStore, Spent
-from .application import Sleuth, finish
+from ..errors import NotFoundError, QuotaExceeded, UsageError
+from ..events import Event
+from ..store.batches_pg import BatchStore, NewItem, Progress
+from .admission import Policy, Tally
 from .batch import BadLine, Item, Parsed, Record, error_kind, failure, run_values, success
+from .budget import Budget
+from .caller import LOCAL_ORG, Caller
+from .options import Prepared
+from .runs import finish
+from .service import wanted
 
 if TYPE_CHECKING:
     import procrastinate
     from procrastinate.types import JSONValue
 
+    from .application import Sleuth
+    from .service import Service
+
+
 log = logging.getLogger("sleuth.queue")
 QUEUE = "sleuth_batch"
 TASK = "sleuth.batch.question"
-LOCAL_ORG = "local"  # the organization of batches enqueued from the command line
 MAX_ATTEMPTS = 3  # a question whose worker died this many times is recorded as failed
-LEASE_S = 300.0  # a question's quota reservation outlives its run limit (150 s deep) by this
 SCHEMA_LOCK = 0x51E07DC  # pg_advisory_xact_lock: one process installs the queue's schema
 
 
-def database_url(env: Mapping[str, str] | None = None) -> str:
-    """SLEUTH_DATABASE_URL, which the queue needs (there is no queue without PostgreSQL)."""
-    url = settings.database_url(env)  # parsed (and its scheme checked) there only
-    if url is None:
+def queue_url(url: str | None) -> str:
+    """The application's database URL, which the queue needs (no queue without PostgreSQL)."""
+    if not url:
         raise UsageError(
             "batches on the queue need PostgreSQL: set SLEUTH_DATABASE_URL=postgresql://... "
             "(without it, `sleuth batch` runs the questions here)"
@@ -134,31 +136,12 @@ def _new_item(entry: Parsed) -> NewItem:
     return NewItem(entry.line, entry.id, entry.question, dict(entry.values))
 
 
-class Tally:
-    """Searches and pages a run spent, from its events (a failed run has no usage)."""
-
-    def __init__(self) -> None:
-        self.searches = self.pages = 0
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, Searched):
-            self.searches += 1
-        elif isinstance(event, Fetched) and not event.cached:
-            self.pages += 1
-
-
 class Runner:
-    """What a worker's jobs share: the application, the batch store, the service store."""
+    """What a worker's jobs share: the service (the application, its store chosen from the one
+    database URL, admission and metering) and the batch store."""
 
-    def __init__(
-        self,
-        app: Sleuth,
-        store: BatchStore,
-        service: ServiceStore,
-        values: Mapping[str, Any] | None = None,
-    ) -> None:
-        self.app, self.store, self.service = app, store, service
-        self.values = dict(values or {})  # the worker's own settings (search backend, model)
+    def __init__(self, service: Service, store: BatchStore) -> None:
+        self.service, self.store = service, store
 
     async def answer(self, batch_id: str, n: int) -> None:
         claimed = await self.store.claim(batch_id, n)
@@ -169,30 +152,32 @@ class Runner:
             message = f"its worker stopped {MAX_ATTEMPTS} times while researching it"
             await self.store.finish(batch_id, n, failure(item, "worker_lost", message))
             return
-        admission = await self.service.admit(
-            claimed.org, now=time.time(), lease_s=LEASE_S, max_running=None
-        )
-        if isinstance(admission, Refused):
-            message = f"the organization's monthly {admission.meter} quota is used up"
-            await self.store.finish(batch_id, n, failure(item, "quota_exceeded", message))
-            return
-        tally = Tally()
-        record = await self._research(claimed, item, tally)
-        if await self.store.finish(batch_id, n, record) and (tally.searches or tally.pages):
-            spent = Spent(tally.searches, tally.pages)
-            await self.service.settle(claimed.org, admission.reservation, spent, now=time.time())
-        else:
-            await self.service.release(admission.reservation)
-
-    async def _research(self, claimed: Claimed, item: Item, tally: Tally) -> Record:
-        """Like `batch.answer_item`, saved as a session of the batch's organization, whose
-        knowledge bases are the only ones it may search."""
-        base = {**self.values, **claimed.options}
-        values = {**run_values(base, item), "kb_owner": claimed.org}
+        caller = Caller(claimed.org, how="local" if claimed.org == LOCAL_ORG else "key")
         try:
-            prepared = self.app.prepare(item.question, **values)
-            prepared = replace(prepared, saving=replace(prepared.saving, org=claimed.org))
-            result = await finish(self.app.run(prepared), tally)
+            values = {"query": item.question, **run_values(dict(claimed.options), item)}
+            prepared = self.service.prepare(caller, values)
+        except Exception as exc:  # a question the run cannot take is its record
+            await self.store.finish(batch_id, n, failure(item, error_kind(exc), str(exc)))
+            return
+
+        async def research(emit: Callable[[Event], None], tally: Tally) -> None:
+            record = await self._research(prepared, item, emit, tally)
+            if not await self.store.finish(batch_id, n, record):
+                tally.searches = tally.pages = 0  # another run wrote it: that one is metered
+
+        try:
+            await self.service.perform(caller, "batch", research, want=wanted(prepared))
+        except QuotaExceeded as exc:
+            await self.store.finish(batch_id, n, failure(item, "quota_exceeded", str(exc)))
+
+    async def _research(
+        self, prepared: Prepared, item: Item, emit: Callable[[Event], None], tally: Tally
+    ) -> Record:
+        """Like `batch.answer_item`, saved as a session of the batch's organization, whose
+        knowledge bases are the only ones it may search, within what its quotas allow."""
+        try:
+            budget = Budget.of(tally.allowance)
+            result = await finish(self.service.app.run(prepared, budget=budget), emit)
         except Exception as exc:  # one question's failure is its record, never the batch's
             return failure(item, error_kind(exc), str(exc) or type(exc).__name__)
         tally.searches, tally.pages = result.usage.searches, result.usage.pages_read
@@ -217,9 +202,7 @@ async def recover_stalled(
 
 
 async def run_worker(
-    url: str,
     app: Sleuth,
-    service: ServiceStore,
     *,
     concurrency: int,
     stalled_after_s: float = 30.0,
@@ -228,10 +211,14 @@ async def run_worker(
 ) -> None:
     """Answer queued questions until stopped (SIGINT/SIGTERM: running questions finish first),
     or, with `wait=False`, until the queue is empty. `values` are the worker's own settings
-    (search backend, model...); a batch's and a question's run options go on top."""
+    (search backend, model...); a batch's and a question's run options go on top. Quotas and
+    usage are the application's service store's: the database's, like every replica's."""
+    url = queue_url(app.database_url)
     await prepare_schema(url)
     store = await BatchStore(url).open()
-    queue = queue_app(url, Runner(app, store, service, values))
+    policy = Policy(run_slots=concurrency, org_runs=None)
+    service = app.service(policy, defaults=values or {})
+    queue = queue_app(url, Runner(service, store))
     try:
         async with queue.open_async():
             recovery = asyncio.create_task(

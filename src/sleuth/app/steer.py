@@ -193,7 +193,7 @@ async def explore(
     prepared = app.prepare(steering.question, **{**steering.values, "deep": 1})
     request = replace(prepared.request, seeds=seed_results(steering.sources))
     built = build_parts(prepared.settings, app.resources)
-    from .application import finish
+    from .runs import finish
 
     try:
         events = Engine.of(built.parts).explore(request, queries, earlier)
@@ -218,7 +218,7 @@ async def write(
         max_sources=max(len(steering.sources), 1),
     )
     built = build_parts(prepared.settings, app.resources)
-    from .application import finish
+    from .runs import finish
 
     try:
         result = await finish(Engine.of(built.parts).rewrite(request), on_event)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -16,9 +16,9 @@ from click.core import ParameterSource
 from ..errors import UsageError
 from ..limits import deep_value
 from ..settings.table import SETTINGS
+from .batch_progress import Bar, summary
 from .configmap import load, typed
 from .options import LLM, READING, SEARCH, option, table_options
-from .render import echo
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -166,43 +166,6 @@ def _run_local(
         bar.close()
     summary(tally, target)
     return tally.failed
-
-
-def summary(tally: Any, target: Path | None) -> None:
-    where = f"; results in {target}" if target is not None else ""
-    parts = [f"{tally.done} answered", f"{tally.failed} failed"]
-    if tally.skipped:
-        parts.append(f"{tally.skipped} already in the results")
-    if tally.duplicates:
-        parts.append(f"{tally.duplicates} repeated ids skipped")
-    echo(f"sleuth: batch: {tally.total} lines: {', '.join(parts)}{where}", err=True)
-
-
-class Bar:
-    """A one-line progress bar on a terminal; nothing when stderr is not one (logs, CI)."""
-
-    WIDTH = 28
-
-    def __init__(self, stream: TextIO, total: int) -> None:
-        self.stream, self.total = stream, total
-        self.live = stream.isatty()
-        self.shown = False
-
-    def step(self, tally: Any) -> None:
-        if not self.live:
-            return
-        finished = tally.done + tally.failed
-        filled = self.WIDTH * finished // self.total if self.total else self.WIDTH
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        line = f"[{bar}] {finished}/{self.total} · {tally.failed} failed"
-        self.stream.write("\r" + line + "\x1b[K")
-        self.stream.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
 
 
 COMMANDS = [batch]

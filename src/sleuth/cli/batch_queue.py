@@ -8,12 +8,15 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..extras import install_hint, missing
 from ..settings.table import SETTINGS, flag_name
 from .render import echo
+
+if TYPE_CHECKING:
+    from ..store.batches_pg import Progress
 
 
 def queued(
@@ -32,9 +35,10 @@ def queued(
             f"{install_hint('queue')}"
         )
     from ..app.batchfile import ResultsFile
-    from ..app.queue import database_url
+    from ..app.queue import queue_url
+    from ..settings import database_url
 
-    url = database_url()
+    url = queue_url(database_url())
     results = ResultsFile(target, sys.stdout)
     answered = results.answered()
     batch_id = follow
@@ -53,7 +57,8 @@ def queued(
 def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str]) -> str:
     from ..app.batch import Tally, pending
     from ..app.batchfile import read_questions
-    from ..app.queue import LOCAL_ORG, enqueue, prepare_schema
+    from ..app.caller import LOCAL_ORG
+    from ..app.queue import enqueue, prepare_schema
 
     workers = sorted(k for k in given if k != "deep" and SETTINGS[k].target == "engine")
     if workers:
@@ -80,9 +85,9 @@ def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str
 
 
 def _follow(url: str, batch_id: str, results: Any, answered: set[str], target: Path | None) -> int:
-    from ..app.queue import LOCAL_ORG, collect, follow
-    from ..store.batches_pg import Progress
-    from .batch_cmd import Bar, summary
+    from ..app.caller import LOCAL_ORG
+    from ..app.queue import collect, follow
+    from .batch_progress import Bar, summary
 
     bars: list[Bar] = []
 

@@ -8,23 +8,27 @@ import json
 import tempfile
 import webbrowser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
 from ..settings.values import parse_age
-from ..store import SessionStats, SessionStore, SessionSummary
 from .complete import session_argument
 from .options import note, table_option
 from .render import confidence_line, echo
 from .runner import write_out
 
+if TYPE_CHECKING:
+    from ..store import SessionStats, SessionStore, SessionSummary
+
 
 def _store() -> SessionStore:
-    from ..settings import sleuth_home
-    from ..store.backend import session_store
+    from ..app.application import Sleuth
+    from ..settings import Settings
 
-    return session_store(sleuth_home())
+    # The environment says where sessions live; a broken config.toml must not hide them.
+    return Sleuth(Settings()).sessions
 
 
 def _cost(value: float | None) -> str:

@@ -58,38 +58,32 @@ def worker(worker_concurrency: int, stalled_after: float, until_empty: bool, **f
             f"sleuth worker needs the queue extra ({', '.join(absent)} not installed): "
             f"{install_hint('queue')}"
         )
-    from ..app.queue import database_url, redact
+    from ..app.queue import queue_url, redact
+    from ..settings import database_url
 
-    url, resolved = database_url(), load()
+    url, resolved = queue_url(database_url()), load()
     click.echo(
         f"sleuth: worker on {redact(url)}: {worker_concurrency} questions at once",
         err=True,
     )
-    asyncio.run(_work(url, resolved, worker_concurrency, stalled_after, until_empty))
+    asyncio.run(_work(resolved, worker_concurrency, stalled_after, until_empty))
 
 
 async def _work(
-    url: str, resolved: Resolved, concurrency: int, stalled_after: float, until_empty: bool
+    resolved: Resolved, concurrency: int, stalled_after: float, until_empty: bool
 ) -> None:
     from ..app.application import Sleuth
     from ..app.queue import run_worker
-    from ..store.service_sqlite import SqliteServiceStore
 
     values = resolved.given("engine")  # the worker's own: search backend, model, reading
     async with Sleuth(resolved.settings()) as app:
-        service = SqliteServiceStore(app.home, app.sessions)
-        try:
-            await run_worker(
-                url,
-                app,
-                service,
-                concurrency=concurrency,
-                stalled_after_s=stalled_after,
-                wait=not until_empty,
-                values=values,
-            )
-        finally:
-            await service.aclose()
+        await run_worker(
+            app,
+            concurrency=concurrency,
+            stalled_after_s=stalled_after,
+            wait=not until_empty,
+            values=values,
+        )
 
 
 COMMANDS = [worker]

@@ -15,8 +15,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from ..app.application import Sleuth, finish
+from ..app.application import Sleuth
 from ..app.options import Prepared, Saving
+from ..app.runs import finish
 from ..engine import Engine
 from ..errors import SleuthError
 from ..events import Event, Fetched, FetchSkipped

@@ -13,7 +13,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,6 +21,7 @@ from ..disk.sqlite import enable_wal, is_damaged, log, move_aside, recovering
 from ..errors import StoreError
 from ..ports import Fetcher, PageCache
 from ..types import Page
+from .page_json import page_from_json
 
 T = TypeVar("T")
 WHAT = "page cache"
@@ -60,7 +61,7 @@ class SqlitePageCache:
         if row is None or self._clock() - float(row[0]) > self.ttl_s:
             return None
         try:
-            return _page_from_json(row[1])
+            return page_from_json(row[1])
         except (ValueError, TypeError):  # a garbled entry is a miss
             return None
 
@@ -141,21 +142,5 @@ class CachedFetcher:
         await self._inner.aclose()
 
 
-def _page_from_json(text: str) -> Page:
-    # Ignore fields a newer or older Sleuth wrote: a cache entry must never break a run.
-    known = {f.name for f in fields(Page)}
-    return Page(**{k: v for k, v in json.loads(text).items() if k in known})
-
-
 def default_cache_path(home: Path) -> Path:
     return home / "cache.db"
-
-
-def open_page_cache(home: Path, ttl_s: float, database_url: str | None = None) -> PageCache:
-    """The page cache: SQLite under `home`, or PostgreSQL when a database URL is given (psycopg
-    is imported only then)."""
-    if database_url is None:
-        return SqlitePageCache(default_cache_path(home), ttl_s=ttl_s)
-    from .cache_pg import PgPageCache
-
-    return PgPageCache(database_url, ttl_s=ttl_s)

@@ -12,8 +12,8 @@ import hmac
 
 from starlette.requests import HTTPConnection
 
+from ..app.caller import ALL_SCOPES
 from ..app.caller import Caller as Principal
-from ..store.service import SCOPES
 from .config import OPEN_ORG
 from .errors import ApiError
 from .state import State
@@ -36,16 +36,15 @@ async def caller(state: State, secret: str | None) -> Principal:
     """The principal for `secret`, or the 401/403 ApiError that refuses it."""
     password = state.config.access_password
     if secret and password and hmac.compare_digest(secret.encode(), password.encode()):
-        return Principal(OPEN_ORG, SCOPES, "password", None, "password")
+        return Principal(OPEN_ORG, ALL_SCOPES, "password", None, "password")
     if not secret:
         if state.config.open_access and not password:
-            return Principal(OPEN_ORG, SCOPES, "open", None, "open")
+            return Principal(OPEN_ORG, ALL_SCOPES, "open", None, "open")
         what = "an API key or the access password" if password else "an API key"
         raise ApiError(401, "UNAUTHORIZED", f"{what} is required (Authorization: Bearer ...)")
-    key = await state.store.key_for(secret)
-    if key is None:
+    found = await state.service.caller_for(secret)
+    if found is None:
         raise ApiError(401, "UNAUTHORIZED", "the API key or password is not valid")
-    if SCOPE not in key.scopes:
+    if not found.may(SCOPE):
         raise ApiError(403, "SCOPE_REQUIRED", f"this key lacks the {SCOPE!r} scope")
-    org = await state.store.org(key.org)
-    return Principal(key.org, key.scopes, org.plan if org else "self-hosted", key.id, "key")
+    return found

@@ -8,26 +8,29 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import version
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from ..app.application import Sleuth
+from ..app.service import Service
 from ..settings.resolve import resolve
-from ..store.service import ServiceStore
 from . import errors
 from .bodylimit import BodyLimit
 from .config import Clock, ServerConfig, server_config, wall_clock
 from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
-from .research import Research
 from .routes import batches, graph, kb, lookup, meta, research, webapp
 from .state import State
 from .ui import routes as ui_routes
 from .ui.context import UiContext
 from .ui.gate import PasswordGate
 from .ui.saved import SavedSettings
+
+if TYPE_CHECKING:
+    from ..store.service import ServiceStore
 
 DESCRIPTION = """Sleuth as a service: research (a cited answer whose every citation was checked
 in code), search and extract, for the organization of the API key (`X-API-Key` or
@@ -45,17 +48,15 @@ def create_app(
         resolved = resolve()
         defaults = resolved.given("engine", "run", "session")
         config = config or server_config(resolved.values, open_access=False, defaults=defaults)
-        app = app or Sleuth(resolved.settings())
+        app = app or Sleuth(resolved.settings(), service_store=store)
     sleuth = app
-    if store is None:
-        from ..store.backend import service_store
-
-        store = service_store(sleuth.home, sleuth.sessions, sleuth.settings.env)
+    store = store or sleuth.service_store
     metrics = Metrics()
-    state = State(
-        config, sleuth, store, clock, metrics, Research(sleuth, store, config, clock, metrics)
+    service = Service(
+        sleuth, store, config.policy, defaults=config.defaults, clock=clock, observer=metrics
     )
-    metrics.watch(state.live.running, lambda: state.research.pending() + state.live.pending())
+    state = State(config, sleuth, store, clock, metrics, service)
+    metrics.watch(service.running, service.pending)
 
     @asynccontextmanager
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:
@@ -63,9 +64,7 @@ def create_app(
             async with serving_mcp():
                 yield
         finally:  # runs still going have lost their clients: cancel them, then close
-            await api.state.ui.aclose()
-            await state.live.aclose()
-            await state.research.aclose()
+            await state.service.aclose()
             await state.batches.aclose()
             await sleuth.aclose()
             await store.aclose()

@@ -14,11 +14,11 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from ..app.caller import ALL_SCOPES
 from ..app.caller import Caller as Principal
-from ..store.service import SCOPES
 from .config import OPEN_ORG
 from .errors import ApiError
-from .state import State, state_of
+from .state import State, server_state, state_of
 
 api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
 bearer = HTTPBearer(auto_error=False, description="The same API key as a bearer token.")
@@ -33,13 +33,11 @@ async def principal(
     secret = api_key or (token.credentials if token is not None else None)
     if not secret:
         if state.config.open_access:
-            return Principal(OPEN_ORG, SCOPES, "open", None, "open")
+            return Principal(OPEN_ORG, ALL_SCOPES, "open", None, "open")
         raise ApiError(401, "UNAUTHORIZED", "an API key is required (X-API-Key header)")
-    key = await state.store.key_for(secret.strip())
-    if key is None:
+    found = await state.service.caller_for(secret.strip())
+    if found is None:
         raise ApiError(401, "UNAUTHORIZED", "the API key is not valid or was revoked")
-    org = await state.store.org(key.org)
-    found = Principal(key.org, key.scopes, org.plan if org else "self-hosted", key.id, "key")
     request.state.org = found.org
     return found
 
@@ -66,4 +64,4 @@ def scoped(scope: str) -> Callable[..., Awaitable[Principal]]:
 
 
 Member = Annotated[Principal, Depends(member)]
-ServerState = Annotated[State, Depends(state_of)]
+ServerState = Annotated[State, Depends(server_state)]

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from ..app.admission import Policy
+from ..app.caller import LOCAL_ORG
+
 Clock = Callable[[], float]  # epoch seconds; tests inject one they can move
 
 
@@ -36,9 +39,15 @@ class ServerConfig:
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
-    def cache_ttl_s(self) -> float:
-        """The result cache's TTL under its old name (the page cache has its own TTL)."""
-        return self.result_cache_ttl_s
+    def policy(self) -> Policy:
+        """What the service admits on this node (see `app/admission.py`)."""
+        return Policy(
+            run_slots=self.run_slots,
+            org_runs=self.org_runs,
+            org_rate=self.org_rate,
+            result_ttl_s=self.result_cache_ttl_s,
+            retry_after_s=self.retry_after_s,
+        )
 
 
 def server_config(
@@ -59,7 +68,7 @@ def server_config(
     )
 
 
-OPEN_ORG = "local"
+OPEN_ORG = LOCAL_ORG
 
 
 def is_loopback(host: str) -> bool:

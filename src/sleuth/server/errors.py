@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..errors import DeadlineExceeded, SleuthError, UsageError
+from ..errors import DeadlineExceeded, Refused, SleuthError, UsageError
 
 log = logging.getLogger("sleuth.server")
 
@@ -81,6 +81,7 @@ def from_sleuth(exc: SleuthError, queries: Sequence[str] = ()) -> ApiError:
     """An engine or application error as the API words it."""
     message = exc.worded(api_name)
     if isinstance(exc, DeadlineExceeded):
+        queries = queries or exc.queries
         searched = f"; searched: {'; '.join(queries)}" if queries else ""
         return ApiError(
             504,
@@ -89,6 +90,8 @@ def from_sleuth(exc: SleuthError, queries: Sequence[str] = ()) -> ApiError:
             retryable=True,
             extra={"queries": list(queries)},
         )
+    if isinstance(exc, Refused):
+        return ApiError(exc.http_status, exc.code, message, retry_after=exc.retry_after)
     code = "INVALID_REQUEST" if type(exc) in (UsageError,) else exc.code
     return ApiError(exc.http_status, code, message, retryable=exc.retryable)
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from ..errors import SleuthError
 from .errors import ApiError, from_sleuth
@@ -37,7 +37,7 @@ async def idempotent(
     state: State,
     org: str,
     payload: dict[str, Any],
-    handler: Callable[[], Awaitable[JSONResponse]],
+    handler: Callable[[], Awaitable[Response]],
 ) -> Response:
     key = request.headers.get("idempotency-key")
     if key is None:
@@ -74,7 +74,7 @@ async def idempotent(
 
 
 async def _first(
-    state: State, org: str, key: str, handler: Callable[[], Awaitable[JSONResponse]]
+    state: State, org: str, key: str, handler: Callable[[], Awaitable[Response]]
 ) -> Response:
     try:
         response: Response = await handler()

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 
 from ..app.application import Sleuth
 from ..errors import UsageError
-from ..settings import sleuth_home
+from ..settings import Settings
 from ..settings.resolve import Resolved
 from .app import create_app
 from .config import ServerConfig, is_loopback, server_config
@@ -57,22 +57,17 @@ def access_mode(host: str, no_auth: bool, has_keys: bool) -> bool:
     return True
 
 
-async def _has_keys() -> bool:
+async def _has_keys(settings: Settings) -> bool:
     """Whether any key exists; opening the store migrates it, or refuses (a StoreError) a
     database whose schema is newer than this Sleuth knows, before the server starts."""
-    from ..store.backend import service_store
-
-    store = service_store(sleuth_home())
-    try:
-        return await store.has_keys()
-    finally:
-        await store.aclose()
+    async with Sleuth(settings) as app:
+        return await app.service_store.has_keys()
 
 
 def config_for(options: ServeOptions) -> ServerConfig:
     import asyncio
 
-    has_keys = asyncio.run(_has_keys())
+    has_keys = asyncio.run(_has_keys(options.resolved.settings()))
     values = options.resolved.values
     password = bool(values["access_password"])
     return server_config(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from typing import Literal
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -35,7 +36,11 @@ class Metrics:
         self.quota_refusals = Counter(
             "sleuth_quota_refusals", "Requests refused with 402 (quota used up)", registry=r
         )
-        self.in_flight = Gauge("sleuth_runs_in_flight", "Engine runs going now", registry=r)
+        self.in_flight = Gauge(
+            "sleuth_runs_in_flight",
+            "Admitted work going now (runs, stages, model calls)",
+            registry=r,
+        )
         self.responses = Counter(
             "sleuth_http_responses",
             "Responses by route and status",
@@ -50,11 +55,40 @@ class Metrics:
             "Background tasks of runs (shared research, live runs) not done",
             registry=r,
         )
+        self.work = Counter(
+            "sleuth_work",
+            "Admitted work by kind (research, steer: the web UI's stages, graph, ...) and outcome",
+            ["kind", "outcome"],
+            registry=r,
+        )
+        self.refusals = Counter(
+            "sleuth_refusals", "Work refused by admission, by code", ["code"], registry=r
+        )
         self.loop_tasks = Gauge(
             "sleuth_event_loop_tasks",
             "asyncio tasks alive in the event loop serving this scrape, the scrape's own included",
             registry=r,
         )
+
+    # -- the service's observer (app/admission.py `Observer`) ------------------------------------
+
+    def started(self, kind: str) -> None:
+        self.in_flight.inc()
+
+    def finished(self, kind: str, depth: str, outcome: str, seconds: float) -> None:
+        self.in_flight.dec()
+        self.work.labels(kind, outcome).inc()
+        if kind == "research":
+            self.run_seconds.labels(depth).observe(seconds)
+            self.runs.labels(depth, outcome).inc()
+
+    def hit(self, how: Literal["cache", "shared"]) -> None:
+        self.cache_hits.labels(how).inc()
+
+    def refused(self, code: str) -> None:
+        self.refusals.labels(code).inc()
+        if code == "QUOTA_EXCEEDED":
+            self.quota_refusals.inc()
 
     def watch(self, live_runs: Callable[[], int], run_tasks: Callable[[], int]) -> None:
         """Read the live-run and run-task counts at each scrape."""

@@ -11,15 +11,16 @@ disconnects stops following the run, which is cancelled unless another request s
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 
+from ..app.caller import Caller
+from ..app.runs import Following
 from ..events import Done, Event, Failed, Searched
 from .errors import ApiError, error_body, from_sleuth
-from .live import Following
 from .state import State
 
 KEEPALIVE_S = 15
@@ -77,9 +78,9 @@ def _framed(event: Event, queries: list[str]) -> ServerSentEvent:
 
 
 async def research_stream(
-    state: State, org: str, values: dict[str, Any], *, no_cache: bool
+    state: State, caller: Caller, values: Mapping[str, Any], *, no_cache: bool
 ) -> EventSourceResponse:
     """Follow the run of a research request (refusals before it starts are JSON errors)."""
-    prepared = state.research.prepare(org, dict(values))
-    following = await state.live.follow(org, prepared, no_cache=no_cache)
+    following = await state.service.submit(caller, values, no_cache=no_cache)
+    await following.admitted()
     return response(sleuth_events(following))

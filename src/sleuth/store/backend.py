@@ -1,19 +1,17 @@
 """Which backend keeps the state: SQLite files under SLEUTH_HOME (the default, one machine) or
-the PostgreSQL database of SLEUTH_DATABASE_URL (many replicas). Callers get the port; the
-PostgreSQL modules, and psycopg with them, are imported only when a database URL is set."""
+the PostgreSQL database of a database URL (many replicas). The application decides with its
+one parsed URL; callers get the port; the PostgreSQL modules, and psycopg with them, are
+imported only when a URL is given."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
-from ..settings import database_url
 from .service import ServiceStore
 from .sessions import SessionStore, sessions_db_path
 
 
-def session_store(home: Path, env: Mapping[str, str] | None = None) -> SessionStore:
-    url = database_url(env)
+def session_store(home: Path, url: str | None = None) -> SessionStore:
     if url is None:
         return SessionStore(sessions_db_path(home))
     from .sessions_pg import PgSessionStore
@@ -22,9 +20,8 @@ def session_store(home: Path, env: Mapping[str, str] | None = None) -> SessionSt
 
 
 def service_store(
-    home: Path, sessions: SessionStore | None = None, env: Mapping[str, str] | None = None
+    home: Path, sessions: SessionStore | None = None, url: str | None = None
 ) -> ServiceStore:
-    url = database_url(env)
     if url is None:
         from .service_sqlite import SqliteServiceStore
 

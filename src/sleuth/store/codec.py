@@ -8,9 +8,11 @@ plus those fields, and reads either.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import json
+from dataclasses import asdict, fields
 from typing import Any
 
+from ..events import EVENT_TYPES, Event
 from ..types import (
     Citation,
     ModelUsage,
@@ -114,3 +116,43 @@ def result_from_json(data: dict[str, Any]) -> Result:
         plan=tuple(data.get("plan", ())),
         rounds=tuple(data.get("rounds", ())),
     )
+
+
+# -- run events, for a run's shared log (a process that does not own a run follows it) ----------
+
+
+def event_to_wire(event: Event) -> str:
+    """An event as one JSON text that `event_from_wire` turns back into an equal event (a
+    failure's exception object aside: its code, status and message travel)."""
+    data: dict[str, Any] = {"kind": event.kind}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if f.name == "exception":
+            continue
+        if isinstance(value, Result):
+            value = result_to_json(value, with_text=False)
+        elif f.name == "sources" and isinstance(value, tuple):
+            value = [source_to_json(s, with_text=False) for s in value]
+        data[f.name] = value
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+_BY_KIND: dict[str, type[Event]] = {cls.kind: cls for cls in EVENT_TYPES}
+
+
+def event_from_wire(text: str) -> Event:
+    data = json.loads(text)
+    cls = _BY_KIND[data.pop("kind")]
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        if f.name == "result":
+            value = result_from_json(value)
+        elif f.name == "sources" and isinstance(value, list):
+            value = tuple(source_from_json(s) for s in value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[f.name] = value
+    return cls(**values)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..fetch import cache_pg
-from . import service_pg, sessions_pg
+from . import page_cache_pg, service_pg_schema, sessions_pg
 
 KNOWN: Mapping[str, tuple[str, ...]] = {
     sessions_pg.COMPONENT: sessions_pg.STEPS,
-    service_pg.COMPONENT: service_pg.STEPS,
-    cache_pg.COMPONENT: cache_pg.STEPS,
+    service_pg_schema.COMPONENT: service_pg_schema.STEPS,
+    page_cache_pg.COMPONENT: page_cache_pg.STEPS,
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -50,10 +50,21 @@ class Org:
 
 
 @dataclass(frozen=True, slots=True)
+class Allowance:
+    """What admitted work may spend of each metered quota (None: no quota on that meter)."""
+
+    searches: int | None = None
+    pages_read: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Admitted:
-    """A fresh run may start; `reservation` is settled (or released) when it ends."""
+    """Work may start; `reservation` is settled (or released) when it ends. The reservation
+    holds `allowance` of the organization's quotas while the work runs, so concurrent work can
+    never together spend more than the quota."""
 
     reservation: str
+    allowance: Allowance = Allowance()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,22 +119,12 @@ class Spent:
     pages_read: int = 0
 
 
-class ServiceStore(Protocol):
-    """The service's state. Every method may be called from many requests at once."""
+ONE_SEARCH = Spent(1, 0)  # what a plain lookup wants of the quotas
 
-    @property
-    def sessions(self) -> SessionStore: ...
 
-    @property
-    def node(self) -> str:
-        """This process's id as the owner of the claims it makes (run reservations, flights,
-        Idempotency-Keys being answered); when the process dies, its claims are void."""
-        ...
+class KeyStore(Protocol):
+    """Organizations and their API keys."""
 
-    async def ping(self) -> None:
-        """Raise when the storage cannot be reached (readiness)."""
-
-    # -- organizations and keys ----------------------------------------------------------------
     async def create_key(
         self, org: str, scopes: tuple[str, ...], *, now: float, quotas: Mapping[str, int | None]
     ) -> tuple[ApiKey, str]:
@@ -141,12 +142,27 @@ class ServiceStore(Protocol):
 
     async def org(self, name: str) -> Org | None: ...
 
-    # -- quotas, concurrency and usage ------------------------------------------------------------
+
+class QuotaStore(Protocol):
+    """Quotas, running work across replicas, usage and the per-minute request rate."""
+
     async def admit(
-        self, org: str, *, now: float, lease_s: float, max_running: int | None
+        self,
+        org: str,
+        *,
+        now: float,
+        lease_s: float,
+        max_running: int | None,
+        want: Spent = ONE_SEARCH,
+        run: bool = True,
     ) -> Admission:
-        """Atomically check the org's quotas (a unit held by a running run counts as spent) and
-        running-run limit, and reserve one run slot for up to `lease_s` seconds."""
+        """Atomically check the org's quotas (what running work holds counts as spent) and its
+        running-run limit (`run`: this is a run, counted against it), and reserve up to `want`
+        of each metered quota for `lease_s` seconds (renewed while the work goes)."""
+
+    async def renew(self, reservation: str, *, now: float, lease_s: float) -> None:
+        """Extend a reservation's lease: work that stops renewing (its process died) frees
+        what it held when the lease runs out."""
 
     async def settle(self, org: str, reservation: str, spent: Spent, *, now: float) -> None:
         """Meter a finished run's searches and pages and free its reservation."""
@@ -154,8 +170,8 @@ class ServiceStore(Protocol):
     async def release(self, reservation: str) -> None:
         """Free a reservation without metering (the run never searched)."""
 
-    async def count_cached(self, org: str, *, now: float) -> None:
-        """Record an answer served from the cache (not metered against quotas)."""
+    async def count_cached(self, org: str, *, now: float, n: int = 1) -> None:
+        """Record `n` answers served from the cache (not metered against quotas)."""
 
     async def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport: ...
 
@@ -163,7 +179,10 @@ class ServiceStore(Protocol):
         """Count one request against the org's per-minute limit: None when allowed, else the
         seconds until the window turns."""
 
-    # -- idempotency --------------------------------------------------------------------------
+
+class IdempotencyStore(Protocol):
+    """`Idempotency-Key` claims and the responses they replay."""
+
     async def claim_key(
         self, org: str, key: str, fingerprint: str, *, now: float, lease_s: float
     ) -> Idempotency: ...
@@ -175,7 +194,17 @@ class ServiceStore(Protocol):
     async def drop_key(self, org: str, key: str) -> None:
         """Forget a claim whose request ended without a response worth replaying."""
 
-    # -- the result cache and runs in flight ---------------------------------------------------
+
+class FlightStore(Protocol):
+    """The result cache, identical runs in flight, and their event logs, shared by every
+    process on the store: a process that does not own a run follows it through these."""
+
+    @property
+    def node(self) -> str:
+        """This process's id as the owner of the claims it makes (run reservations, flights,
+        Idempotency-Keys being answered); when the process dies, its claims are void."""
+        ...
+
     async def cached(
         self, org: str, fingerprint: str, *, now: float, ttl_s: float
     ) -> bytes | None: ...
@@ -190,7 +219,45 @@ class ServiceStore(Protocol):
 
     async def end_flight(self, org: str, fingerprint: str, owner: str) -> None: ...
 
+    async def log_events(
+        self, org: str, run: str, events: Sequence[tuple[int, str]], *, now: float
+    ) -> None:
+        """Append (index, event JSON) rows to a run's shared log (an index written twice keeps
+        the first); logs older than a day are dropped."""
+
+    async def logged_events(self, org: str, run: str, after: int) -> list[tuple[int, str]]:
+        """A run's logged events with an index above `after`, in order."""
+
+
+class ServiceStore(KeyStore, QuotaStore, IdempotencyStore, FlightStore, Protocol):
+    """The service's state. Every method may be called from many requests at once."""
+
+    @property
+    def sessions(self) -> SessionStore: ...
+
+    async def ping(self) -> None:
+        """Raise when the storage cannot be reached (readiness)."""
+
     async def aclose(self) -> None: ...
+
+
+def allowance(org: Org | None, used: Spent, held: Spent, want: Spent) -> Refused | Allowance:
+    """What new work may reserve: on each meter with a quota, what is left of it after the
+    month's use and what running work holds, up to `want`; a refusal when a meter the work
+    wants is used up."""
+    if org is None:
+        return Allowance()
+    left: dict[str, int | None] = {}
+    for meter, limit in (("searches", org.quota_searches), ("pages_read", org.quota_pages)):
+        if limit is None:
+            left[meter] = None
+            continue
+        remaining = limit - getattr(used, meter) - getattr(held, meter)
+        wanted = getattr(want, meter)
+        if wanted > 0 and remaining <= 0:
+            return Refused("quota", meter)
+        left[meter] = max(0, min(remaining, wanted))
+    return Allowance(left["searches"], left["pages_read"])
 
 
 def new_secret() -> tuple[str, str]:

@@ -20,7 +20,7 @@ import asyncio
 import json
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
@@ -30,7 +30,9 @@ from psycopg_pool import AsyncConnectionPool
 
 from ..errors import StoreError
 from . import postgres
+from .schemas import KNOWN
 from .service import (
+    ONE_SEARCH,
     Admission,
     Admitted,
     ApiKey,
@@ -40,6 +42,7 @@ from .service import (
     Spent,
     UsageDay,
     UsageReport,
+    allowance,
     check_scopes,
     hash_secret,
     new_secret,
@@ -48,35 +51,7 @@ from .service_schema import key_row, moment
 from .sessions import SessionStore
 from .sessions_pg import PgSessionStore
 
-COMPONENT = "service"
 DAY_S = 86400.0
-
-# Append only: a database at version N runs STEPS[N:] (see `postgres.migrate`).
-STEPS: tuple[str, ...] = (
-    """CREATE TABLE orgs (name TEXT PRIMARY KEY, plan TEXT NOT NULL, created_at TEXT NOT NULL,
-        quota_searches BIGINT, quota_pages BIGINT);
-    CREATE TABLE api_keys (id TEXT PRIMARY KEY, org TEXT NOT NULL REFERENCES orgs(name),
-        hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL, created_at TEXT NOT NULL,
-        revoked_at TEXT);
-    CREATE TABLE usage_days (org TEXT NOT NULL, day TEXT COLLATE "C" NOT NULL,
-        searches BIGINT NOT NULL DEFAULT 0, pages_read BIGINT NOT NULL DEFAULT 0,
-        runs BIGINT NOT NULL DEFAULT 0, cached BIGINT NOT NULL DEFAULT 0,
-        PRIMARY KEY (org, day));
-    CREATE TABLE reservations (id TEXT PRIMARY KEY, org TEXT NOT NULL,
-        expires_at DOUBLE PRECISION NOT NULL);
-    CREATE INDEX reservations_org ON reservations (org);
-    CREATE TABLE rate_windows (org TEXT NOT NULL, minute BIGINT NOT NULL,
-        hits BIGINT NOT NULL, PRIMARY KEY (org, minute));
-    CREATE TABLE idempotency (org TEXT NOT NULL, key TEXT NOT NULL,
-        fingerprint TEXT NOT NULL, done BOOLEAN NOT NULL, status INTEGER NOT NULL,
-        body BYTEA, expires_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, key));
-    CREATE TABLE result_cache (org TEXT NOT NULL, fingerprint TEXT NOT NULL,
-        body BYTEA NOT NULL, created_at DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY (org, fingerprint));
-    CREATE INDEX result_cache_created ON result_cache (created_at);
-    CREATE TABLE flights (org TEXT NOT NULL, fingerprint TEXT NOT NULL, owner TEXT NOT NULL,
-        expires_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (org, fingerprint))""",
-)
 
 Conn = psycopg.AsyncConnection[Any]
 
@@ -91,8 +66,6 @@ def _day(now: float) -> str:
 
 class PgServiceStore:
     def __init__(self, url: str, sessions: SessionStore | None = None) -> None:
-        from .schemas import KNOWN
-
         self.url = url
         # This process as the owner of its claims: on PostgreSQL a claim is a lease the owner
         # renews, so a dead process's claims lapse with their leases.
@@ -160,8 +133,6 @@ class PgServiceStore:
 
     async def schema(self) -> list[postgres.SchemaState]:
         """Where each component's schema is, against what this Sleuth knows."""
-        from .schemas import KNOWN
-
         async with self._conn() as conn:
             cur = await conn.execute("SELECT to_regclass('sleuth_schema')")
             exists = await cur.fetchone()
@@ -242,7 +213,14 @@ class PgServiceStore:
     # -- quotas, concurrency and usage ------------------------------------------------------------
 
     async def admit(
-        self, org: str, *, now: float, lease_s: float, max_running: int | None
+        self,
+        org: str,
+        *,
+        now: float,
+        lease_s: float,
+        max_running: int | None,
+        want: Spent = ONE_SEARCH,
+        run: bool = True,
     ) -> Admission:
         async with self._tx() as conn:
             # One admission per organization at a time, across every replica, until commit.
@@ -252,18 +230,34 @@ class PgServiceStore:
             await conn.execute(
                 "DELETE FROM reservations WHERE org = %s AND expires_at <= %s", (org, now)
             )
-            cur = await conn.execute("SELECT count(*) FROM reservations WHERE org = %s", (org,))
-            (running,) = await cur.fetchone() or (0,)
-            if max_running is not None and running >= max_running:
+            cur = await conn.execute(
+                "SELECT count(*) FILTER (WHERE run), coalesce(sum(searches), 0),"
+                " coalesce(sum(pages), 0) FROM reservations WHERE org = %s",
+                (org,),
+            )
+            running, searches, pages = await cur.fetchone() or (0, 0, 0)
+            if run and max_running is not None and running >= max_running:
                 return Refused("busy", retry_after=1.0)
-            refused = await _over_quota(conn, await _org_row(conn, org), int(running), now)
-            if refused is not None:
-                return refused
+            used = Spent(*await _month_used(conn, org, now))
+            held = Spent(int(searches), int(pages))
+            allowed = allowance(await _org_row(conn, org), used, held, want)
+            if isinstance(allowed, Refused):
+                return allowed
             reservation = secrets.token_hex(8)
             await conn.execute(
-                "INSERT INTO reservations VALUES (%s, %s, %s)", (reservation, org, now + lease_s)
+                "INSERT INTO reservations (id, org, expires_at, run, searches, pages)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                (reservation, org, now + lease_s, run, allowed.searches or 0,
+                 allowed.pages_read or 0),
+            )  # fmt: skip
+        return Admitted(reservation, allowed)
+
+    async def renew(self, reservation: str, *, now: float, lease_s: float) -> None:
+        async with self._conn() as conn:
+            await conn.execute(
+                "UPDATE reservations SET expires_at = %s WHERE id = %s",
+                (now + lease_s, reservation),
             )
-        return Admitted(reservation)
 
     async def settle(self, org: str, reservation: str, spent: Spent, *, now: float) -> None:
         async with self._tx() as conn:
@@ -281,12 +275,13 @@ class PgServiceStore:
         async with self._conn() as conn:
             await conn.execute("DELETE FROM reservations WHERE id = %s", (reservation,))
 
-    async def count_cached(self, org: str, *, now: float) -> None:
+    async def count_cached(self, org: str, *, now: float, n: int = 1) -> None:
         async with self._conn() as conn:
             await conn.execute(
-                "INSERT INTO usage_days (org, day, cached) VALUES (%s, %s, 1)"
-                " ON CONFLICT (org, day) DO UPDATE SET cached = usage_days.cached + 1",
-                (org, _day(now)),
+                "INSERT INTO usage_days (org, day, cached) VALUES (%s, %s, %s)"
+                " ON CONFLICT (org, day) DO UPDATE SET cached = usage_days.cached"
+                " + excluded.cached",
+                (org, _day(now), n),
             )
 
     async def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport:
@@ -412,6 +407,26 @@ class PgServiceStore:
                 (org, fingerprint, owner),
             )
 
+    async def log_events(
+        self, org: str, run: str, events: Sequence[tuple[int, str]], *, now: float
+    ) -> None:
+        async with self._tx() as conn, conn.cursor() as cur:
+            await cur.executemany(
+                "INSERT INTO run_logs VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                [(org, run, idx, body, now) for idx, body in events],
+            )
+            await cur.execute("DELETE FROM run_logs WHERE at < %s", (now - DAY_S,))
+
+    async def logged_events(self, org: str, run: str, after: int) -> list[tuple[int, str]]:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                "SELECT idx, body FROM run_logs WHERE org = %s AND run = %s AND idx > %s"
+                " ORDER BY idx",
+                (org, run, after),
+            )
+            rows = await cur.fetchall()
+        return [(int(i), str(b)) for i, b in rows]
+
 
 async def _org_row(conn: Conn, name: str) -> Org | None:
     cur = await conn.execute(
@@ -430,20 +445,6 @@ async def _month_used(conn: Conn, org: str, now: float) -> tuple[int, int]:
     )
     row = await cur.fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
-
-
-async def _over_quota(conn: Conn, org: Org | None, running: int, now: float) -> Refused | None:
-    """A refusal when a meter is used up, counting one unit for each run still going."""
-    if org is None or (org.quota_searches is None and org.quota_pages is None):
-        return None
-    searches, pages = await _month_used(conn, org.name, now)
-    for meter, used, limit in (
-        ("searches", searches, org.quota_searches),
-        ("pages_read", pages, org.quota_pages),
-    ):
-        if limit is not None and used + running >= limit:
-            return Refused("quota", meter)
-    return None
 
 
 __all__ = ["PgServiceStore", "StoreError"]

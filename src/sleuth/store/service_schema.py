@@ -7,7 +7,7 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
-from .service import ApiKey, Org, Refused
+from .service import ApiKey, Org, Spent
 
 
 def v1(conn: sqlite3.Connection) -> None:
@@ -44,7 +44,24 @@ def v2_owners(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE idempotency ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
 
 
-MIGRATIONS = (v1, v2_owners)
+def v3_run_logs(conn: sqlite3.Connection) -> None:
+    """Runs' event logs, so a process that does not own a run can follow it."""
+    conn.execute(
+        """CREATE TABLE run_logs (org TEXT NOT NULL, run TEXT NOT NULL, idx INTEGER NOT NULL,
+        body TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (org, run, idx))"""
+    )
+    conn.execute("CREATE INDEX run_logs_at ON run_logs(at)")
+
+
+def v4_held(conn: sqlite3.Connection) -> None:
+    """A reservation holds what its work may spend of each quota, and says whether it is a run
+    (counted against the organization's running-run limit) or a lookup."""
+    conn.execute("ALTER TABLE reservations ADD COLUMN run INTEGER NOT NULL DEFAULT 1")
+    conn.execute("ALTER TABLE reservations ADD COLUMN searches INTEGER NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE reservations ADD COLUMN pages INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS = (v1, v2_owners, v3_run_logs, v4_held)
 CLAIMS = ("reservations", "flights", "idempotency")  # tables whose rows a node owns
 
 
@@ -73,17 +90,11 @@ def month_used(conn: sqlite3.Connection, org: str, now: float) -> tuple[int, int
     return int(row[0]), int(row[1])
 
 
-def over_quota(
-    conn: sqlite3.Connection, org: Org | None, running: int, now: float
-) -> Refused | None:
-    """A refusal when a meter is used up, counting one unit for each run still going."""
-    if org is None or (org.quota_searches is None and org.quota_pages is None):
-        return None
-    searches, pages = month_used(conn, org.name, now)
-    for meter, used, limit in (
-        ("searches", searches, org.quota_searches),
-        ("pages_read", pages, org.quota_pages),
-    ):
-        if limit is not None and used + running >= limit:
-            return Refused("quota", meter)
-    return None
+def reserved(conn: sqlite3.Connection, org: str) -> tuple[int, Spent]:
+    """The organization's runs going, and what all its running work holds of its quotas."""
+    row = conn.execute(
+        "SELECT coalesce(sum(run), 0), coalesce(sum(searches), 0), coalesce(sum(pages), 0)"
+        " FROM reservations WHERE org = ?",
+        (org,),
+    ).fetchone()
+    return int(row[0]), Spent(int(row[1]), int(row[2]))

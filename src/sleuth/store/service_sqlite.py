@@ -16,7 +16,7 @@ import json
 import secrets
 import sqlite3
 import threading
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from datetime import timedelta
@@ -28,6 +28,7 @@ from ..errors import StoreError
 from .migrate import migrate, user_version
 from .nodes import NodeLock, dead_nodes, forget, is_dead
 from .service import (
+    ONE_SEARCH,
     Admission,
     Admitted,
     ApiKey,
@@ -37,6 +38,7 @@ from .service import (
     Spent,
     UsageDay,
     UsageReport,
+    allowance,
     check_scopes,
     hash_secret,
     new_secret,
@@ -48,7 +50,7 @@ from .service_schema import (
     moment,
     month_used,
     org_row,
-    over_quota,
+    reserved,
 )
 from .sessions import SessionStore
 
@@ -265,25 +267,42 @@ class SqliteServiceStore:
     # -- quotas, concurrency and usage ------------------------------------------------------------
 
     @writing
-    def admit(self, org: str, *, now: float, lease_s: float, max_running: int | None) -> Admission:
+    def admit(
+        self,
+        org: str,
+        *,
+        now: float,
+        lease_s: float,
+        max_running: int | None,
+        want: Spent = ONE_SEARCH,
+        run: bool = True,
+    ) -> Admission:
         owner = self.node
         with self._tx() as conn:
             conn.execute("DELETE FROM reservations WHERE expires_at <= ?", (now,))
             self._void_dead_claims(conn, "reservations", "org = ?", (org,))
-            (running,) = conn.execute(
-                "SELECT count(*) FROM reservations WHERE org = ?", (org,)
-            ).fetchone()
-            if max_running is not None and running >= max_running:
+            running, held = reserved(conn, org)
+            if run and max_running is not None and running >= max_running:
                 return Refused("busy", retry_after=1.0)
-            refused = over_quota(conn, org_row(conn, org), running, now)
-            if refused is not None:
-                return refused
+            found = org_row(conn, org)
+            allowed = allowance(found, Spent(*month_used(conn, org, now)), held, want)
+            if isinstance(allowed, Refused):
+                return allowed
             reservation = secrets.token_hex(8)
             conn.execute(
-                "INSERT INTO reservations (id, org, expires_at, owner) VALUES (?, ?, ?, ?)",
-                (reservation, org, now + lease_s, owner),
+                "INSERT INTO reservations (id, org, expires_at, owner, run, searches, pages)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (reservation, org, now + lease_s, owner, int(run), allowed.searches or 0,
+                 allowed.pages_read or 0),
+            )  # fmt: skip
+        return Admitted(reservation, allowed)
+
+    @writing
+    def renew(self, reservation: str, *, now: float, lease_s: float) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE reservations SET expires_at = ? WHERE id = ?", (now + lease_s, reservation)
             )
-        return Admitted(reservation)
 
     @writing
     def settle(self, org: str, reservation: str, spent: Spent, *, now: float) -> None:
@@ -303,12 +322,12 @@ class SqliteServiceStore:
             conn.execute("DELETE FROM reservations WHERE id = ?", (reservation,))
 
     @writing
-    def count_cached(self, org: str, *, now: float) -> None:
+    def count_cached(self, org: str, *, now: float, n: int = 1) -> None:
         with self._tx() as conn:
             conn.execute(
-                "INSERT INTO usage_days (org, day, cached) VALUES (?, ?, 1)"
-                " ON CONFLICT (org, day) DO UPDATE SET cached = cached + 1",
-                (org, _day(now)),
+                "INSERT INTO usage_days (org, day, cached) VALUES (?, ?, ?)"
+                " ON CONFLICT (org, day) DO UPDATE SET cached = cached + excluded.cached",
+                (org, _day(now), n),
             )
 
     @reading
@@ -445,6 +464,26 @@ class SqliteServiceStore:
                 "DELETE FROM flights WHERE org = ? AND fingerprint = ? AND owner = ?",
                 (org, fingerprint, owner),
             )
+
+    @writing
+    def log_events(
+        self, org: str, run: str, events: Sequence[tuple[int, str]], *, now: float
+    ) -> None:
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT INTO run_logs VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [(org, run, idx, body, now) for idx, body in events],
+            )
+            conn.execute("DELETE FROM run_logs WHERE at < ?", (now - DAY_S,))
+
+    @reading
+    def logged_events(self, org: str, run: str, after: int) -> list[tuple[int, str]]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT idx, body FROM run_logs WHERE org = ? AND run = ? AND idx > ? ORDER BY idx",
+                (org, run, after),
+            ).fetchall()
+        return [(int(i), str(b)) for i, b in rows]
 
 
 def _drop_claims(conn: sqlite3.Connection, owners: list[str]) -> None:

@@ -20,18 +20,17 @@ from starlette.requests import HTTPConnection
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ...app.admission import Tally
 from ...app.caller import Caller as Principal
 from ...events import Event
 from ...types import SearchResult
 from ..access import caller, presented
 from ..errors import ApiError
-from ..research import Tally
 from ..state import State
-from .tools import Refused, build
+from .tools import build
 
 HTTP_PATH = "/api/mcp"
 SSE_PATH = "/api/mcp/sse"
-SEARCH_LEASE_S = 120.0
 
 
 class Gate:
@@ -57,44 +56,35 @@ class ServiceRunner:
     """Runs for MCP over HTTP: the service's own (admitted, metered, shared, cached)."""
 
     def __init__(self, state: State) -> None:
-        self.state = state
+        self.service = state.service
 
     async def research(
         self, ctx: Context, question: str, values: dict[str, Any]
     ) -> AsyncIterator[Event]:
-        org = _principal(ctx).org
-        prepared = self.state.research.prepare(org, {"query": question, **values})
-        try:
-            following = await self.state.live.follow(org, prepared)
-        except ApiError as exc:
-            raise Refused(exc.message, exc.code, exc.retryable) from None
-        try:
+        following = await self.service.submit(_principal(ctx), {"query": question, **values})
+        async with following:
+            await following.admitted()
             async for event in following.events():
                 yield event
-        finally:
-            following.leave()
 
     async def search(
         self, ctx: Context, query: str, limit: int, values: dict[str, Any]
     ) -> list[SearchResult]:
-        org, app = _principal(ctx).org, self.state.app
-        merged = {**self.state.config.defaults, **values}
+        who, app = _principal(ctx), self.service.app
+        merged = self.service.values(who, values)
 
         async def work(tally: Tally) -> list[SearchResult]:
             tally.searches = 1
             return await app.search(query, limit=limit, **merged)
 
-        try:
-            return await self.state.research.metered(org, SEARCH_LEASE_S, work)
-        except ApiError as exc:
-            raise Refused(exc.message, exc.code, exc.retryable) from None
+        return await self.service.lookup(who, "light", work)
 
 
 def _principal(ctx: Context) -> Principal:
     request = ctx.request_context.request
     found = getattr(getattr(request, "state", None), "principal", None)
     if not isinstance(found, Principal):  # the gate sets it on every request that gets here
-        raise Refused("the request carries no caller", "UNAUTHORIZED")
+        raise RuntimeError("an MCP request reached a tool without passing the gate")
     return found
 
 

@@ -54,14 +54,6 @@ BACKEND = (
 AUTHORITY = "prefer: read authoritative sites first; strict: also drop content farms."
 
 
-class Refused(Exception):
-    """A request the service will not run now (quota, rate limit, full server)."""
-
-    def __init__(self, message: str, code: str, retryable: bool = False) -> None:
-        super().__init__(message)
-        self.code, self.retryable = code, retryable
-
-
 class Runner(Protocol):
     def research(
         self, ctx: Context, question: str, values: dict[str, Any]
@@ -161,10 +153,8 @@ def build(runner: Runner) -> MCPServer:
         values = {"allow_domain": include_domains} if include_domains else {}
         try:
             found = await runner.search(ctx, query, limit, values)
-        except SleuthError as exc:
+        except SleuthError as exc:  # a bad argument, or the service's refusal (quota, busy)
             return _error(exc.worded(_argument), exc.code, exc.retryable, Watch())
-        except Refused as exc:
-            return _error(str(exc), exc.code, exc.retryable, Watch())
         return _search_result(query, found)
 
     return server
@@ -187,10 +177,8 @@ async def _research(
             if message is not None:
                 step += 1
                 await ctx.report_progress(step, None, message)
-    except SleuthError as exc:
+    except SleuthError as exc:  # a bad argument, or the service's refusal (quota, busy)
         return _error(exc.worded(_argument), exc.code, exc.retryable, watch)
-    except Refused as exc:
-        return _error(str(exc), exc.code, exc.retryable, watch)
     return _error("the run ended without a result", "CANCELLED", True, watch)
 
 

@@ -18,7 +18,7 @@ from ...limits import DEEP_ROUNDS
 from ..auth import ServerState, scoped
 from ..errors import ApiError
 from ..models import Body
-from .common import READ_ERRORS, check_rate, documented
+from .common import READ_ERRORS, documented
 
 router = APIRouter()
 MAX_QUESTIONS = 10_000
@@ -93,7 +93,7 @@ async def create_batch(
     organization's quotas when it runs. Every question ends with a result or a recorded
     failure (`error`: kind and message); a worker that dies has its questions taken up by
     another. 503 BATCHES_UNAVAILABLE without a database."""
-    await check_rate(state, caller.org)
+    await state.service.count_request(caller)
     state.batches.check_available()
     items = _entries(body)
     options = {"deep": DEEP_ROUNDS} if body.depth == "deep" else {}

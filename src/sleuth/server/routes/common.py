@@ -1,12 +1,10 @@
-"""What every route shares: the documented error responses and the per-org rate limit."""
+"""What every route shares: the documented error responses."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ApiError
 from ..models import ErrorBody
-from ..state import State
 
 _MEANING = {
     400: "Invalid request: the `field` names what is wrong.",
@@ -30,18 +28,3 @@ POST_ERRORS = (400, 401, 402, 403, 404, 409, 413, 422, 429, 500, 502, 503, 504)
 
 def documented(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {s: {"model": ErrorBody, "description": _MEANING[s]} for s in statuses}
-
-
-async def check_rate(state: State, org: str) -> None:
-    """The organization's per-minute request limit (when the operator set one)."""
-    limit = state.config.org_rate
-    if limit is None:
-        return
-    wait = await state.store.hit_rate(org, now=state.clock(), per_minute=limit)
-    if wait is not None:
-        raise ApiError(
-            429,
-            "RATE_LIMITED",
-            f"the organization's limit of {limit} requests a minute is reached",
-            retry_after=wait,
-        )

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
+from ...graph.model import KnowledgeGraph
 from ...graph.render import render_graph
 from ..auth import Member, ServerState
 from .common import documented
@@ -44,7 +45,14 @@ async def graph(
 ) -> Response:
     """The key entities of the run's cited passages and their relations; every edge carries
     its citation numbers and supporting sentence (in SVG, a link to `#cite-n`)."""
-    drawn = await state.app.graph(run_id, method=method, org=caller.org, **state.config.defaults)
+    service = state.service
+
+    async def draw(emit: object, tally: object) -> KnowledgeGraph:
+        return await state.app.graph(
+            run_id, method=method, org=caller.org, **service.values(caller, {})
+        )
+
+    drawn = await service.perform(caller, "graph", draw)
     body = render_graph(drawn, format)
     headers = {"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"}
     return Response(body, media_type=MEDIA[format], headers=headers)

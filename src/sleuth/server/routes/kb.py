@@ -14,7 +14,7 @@ from ...app.knowledge import MAX_UPLOAD_BYTES
 from ...errors import UsageError
 from ..auth import ServerState, scoped
 from ..errors import ApiError
-from .common import READ_ERRORS, check_rate, documented
+from .common import READ_ERRORS, documented
 
 router = APIRouter(tags=["knowledge base"])
 KB_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -61,7 +61,7 @@ async def upload(
 ) -> dict[str, Any]:
     """Index one file (at most 20 MB); an unreadable, encrypted or mislabelled file is a 422
     UNREADABLE_FILE naming the reason. Re-uploading unchanged content does no work."""
-    await check_rate(state, caller.org)
+    await state.service.count_request(caller)
     data = await file.read(MAX_UPLOAD_BYTES + 1)
     if len(data) > MAX_UPLOAD_BYTES:
         too_big = f"the file is larger than {MAX_UPLOAD_BYTES:,} bytes"

@@ -9,19 +9,18 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
+from ...app.admission import Spent, Tally
 from ...app.caller import Caller as Principal
 from ...app.lookup import ReadHit, trace_values
 from ...types import Result
 from ..auth import ServerState, scoped
 from ..idempotency import idempotent
 from ..models import ExtractBody, ExtractResponse, SearchBody, SearchResponse
-from ..research import Tally
-from .common import POST_ERRORS, check_rate, documented
+from .common import POST_ERRORS, documented
 from .research import IdempotencyKey
 
 router = APIRouter()
 READ_TOP = 5  # advanced search reads this many of the top results
-LOOKUP_LEASE_S = 120.0
 
 
 @router.post(
@@ -40,15 +39,15 @@ async def search(
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """One search (metered as one search, plus the pages an advanced search reads)."""
-    await check_rate(state, caller.org)
-    values = {**state.config.defaults, **body.filter_values()}
+    service = state.service
+    values = service.values(caller, body.filter_values())
+    reads = body.search_depth == "advanced" or body.include_answer
 
     async def work(tally: Tally) -> dict[str, Any]:
         tally.searches = 1
         if body.search_depth == "advanced":
-            hits = await state.app.search_read(
-                body.query, limit=body.limit, read=READ_TOP, **values
-            )
+            read = _within(READ_TOP, tally.allowance.pages_read)
+            hits = await state.app.search_read(body.query, limit=body.limit, read=read, **values)
         else:
             found = await state.app.search(body.query, limit=body.limit, **values)
             hits = [ReadHit(r) for r in found]
@@ -66,10 +65,18 @@ async def search(
         return out
 
     async def run() -> JSONResponse:
-        return JSONResponse(await state.research.metered(caller.org, LOOKUP_LEASE_S, work))
+        if reads:
+            return JSONResponse(await service.lookup(caller, "run", work, Spent(1, READ_TOP)))
+        return JSONResponse(await service.lookup(caller, "light", work, Spent(1, 0)))
 
     payload = body.model_dump(mode="json", by_alias=True)
     return await idempotent(request, state, caller.org, payload, run)
+
+
+def _within(wanted: int, allowed: int | None) -> int:
+    """How many pages to read: what was asked, or less when the organization's page quota
+    leaves less (its reservation says how much)."""
+    return wanted if allowed is None else min(wanted, allowed)
 
 
 def _hit(hit: ReadHit, index: int) -> dict[str, Any]:
@@ -110,17 +117,19 @@ async def extract(
     """Reads up to 10 URLs through the same guarded fetcher as research (no private
     addresses) and has the model fill `schema` and/or answer `prompt` from them, citing them;
     `trace` names the sources containing each filled value. Needs an LLM (else 503)."""
-    await check_rate(state, caller.org)
+    service = state.service
 
     async def work(tally: Tally) -> dict[str, Any]:
+        urls = body.urls[: _within(len(body.urls), tally.allowance.pages_read)]
         result, hits = await state.app.extract(
-            body.urls, prompt=body.prompt, schema=body.schema_, **state.config.defaults
+            urls, prompt=body.prompt, schema=body.schema_, **service.values(caller, {})
         )
         tally.pages = sum(1 for h in hits if h.result.page is not None)
         return _extracted(result, hits, tally)
 
     async def run() -> JSONResponse:
-        return JSONResponse(await state.research.metered(caller.org, LOOKUP_LEASE_S, work))
+        want = Spent(0, len(body.urls))
+        return JSONResponse(await service.lookup(caller, "run", work, want))
 
     payload = body.model_dump(mode="json", by_alias=True)
     return await idempotent(request, state, caller.org, payload, run)

@@ -38,7 +38,7 @@ async def usage(
     days: Annotated[int, Query(ge=1, le=366, description="Days of history.")] = 31,
 ) -> dict[str, Any]:
     """This month's use of each metered quota, and use per day (cached answers are free)."""
-    report = await state.store.usage(caller.org, now=state.clock(), days=days)
+    report = await state.service.usage(caller, days=days)
     return {
         "orgId": caller.org,
         "period": report.period,

@@ -6,16 +6,16 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
-from ...app.caller import Caller as Principal
+from ...app.caller import Caller
 from ..auth import ServerState, scoped
 from ..errors import ApiError
 from ..idempotency import idempotent
 from ..models import ResearchBody, ResearchResult
 from ..state import State
 from ..stream import research_stream, wants_events
-from .common import POST_ERRORS, check_rate, documented
+from .common import POST_ERRORS, documented
 
 router = APIRouter()
 IdempotencyKey = Annotated[
@@ -40,7 +40,7 @@ async def research(
     org: str,
     body: ResearchBody,
     request: Request,
-    caller: Annotated[Principal, Depends(scoped("research"))],
+    caller: Annotated[Caller, Depends(scoped("research"))],
     state: ServerState,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
@@ -50,21 +50,19 @@ async def research(
 
     With `Accept: text/event-stream` the run's events stream as server-sent events, ending
     with a `result` event (this response's JSON) or an `error` event."""
-    await check_rate(state, caller.org)
     if body.kb is not None:
         await _known_kb(state, caller.org, body.kb)
+    values = {"query": body.query, **body.values()}
     if wants_events(request):
-        values = {"query": body.query, **body.values()}
-        return await research_stream(state, caller.org, values, no_cache=body.no_cache)
-    payload = body.model_dump(mode="json", by_alias=True)
+        return await research_stream(state, caller, values, no_cache=body.no_cache)
 
-    async def run() -> JSONResponse:
-        values = {"query": body.query, **body.values()}
-        answer = await state.research.answer(caller.org, values, no_cache=body.no_cache)
+    async def run() -> Response:
+        answer = await state.service.answer(caller, values, no_cache=body.no_cache)
         request.state.cached = answer.cached
-        request.state.cost_usd = 0.0 if answer.cached else answer.body["usage"]["cost_usd"]
-        return JSONResponse(answer.body)
+        request.state.cost_usd = answer.cost_usd
+        return Response(answer.body, media_type="application/json")
 
+    payload = body.model_dump(mode="json", by_alias=True)
     return await idempotent(request, state, caller.org, payload, run)
 
 

@@ -18,18 +18,17 @@ from fastapi import APIRouter, Body, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from ...app.assemble import llm_settings
-from ...app.options import Prepared
+from ...app.caller import Caller
+from ...app.runs import Following
 from ...errors import SleuthError, UsageError
 from ...events import Done, Failed
 from ..access import caller, presented
 from ..auth import ServerState
-from ..errors import ApiError
-from ..live import Following
 from ..state import State
 from ..stream import response, sse
 from ..webapp.events import WebAppSteps
 from ..webapp.request import Mapped, WebAppConfig, map_request, parse
-from .common import check_rate, documented
+from .common import documented
 
 router = APIRouter()
 NAME = "sleuth"
@@ -61,9 +60,9 @@ async def sse_post(
     """Fields: query, provider, thinkingModel, taskModel, searchProvider, language, maxResult,
     enableCitationImage (accepted; images are not extracted), enableReferences, promptOverrides
     (added to Sleuth's prompt for the same step; citation rules cannot be overridden)."""
-    org = request.state.org = (await caller(state, presented(request))).org
-    await check_rate(state, org)
-    return response(webapp_events(state, org, body))
+    who = await caller(state, presented(request))
+    request.state.org = who.org
+    return response(webapp_events(state, who, body))
 
 
 @router.get(
@@ -77,13 +76,13 @@ async def sse_live(request: Request, state: ServerState) -> EventSourceResponse:
     for clients that cannot send headers; promptOverrides as a JSON object."""
     params = dict(request.query_params)
     password = params.pop("password", None)
-    org = request.state.org = (await caller(state, presented(request) or password)).org
-    await check_rate(state, org)
-    return response(webapp_events(state, org, params))
+    who = await caller(state, presented(request) or password)
+    request.state.org = who.org
+    return response(webapp_events(state, who, params))
 
 
 async def webapp_events(
-    state: State, org: str, data: Mapping[str, Any]
+    state: State, who: Caller, data: Mapping[str, Any]
 ) -> AsyncIterator[ServerSentEvent]:
     try:
         mapped = map_request(parse(data), state.app.settings.env)
@@ -93,12 +92,10 @@ async def webapp_events(
         return
     yield _infor(mapped)
     try:
-        following = await state.live.follow(org, _prepared(state, org, mapped))
+        following = await state.service.submit(who, _values(state, who, mapped))
+        await following.admitted()
     except SleuthError as exc:
         yield sse("error", {"message": exc.worded(_field)})
-        return
-    except ApiError as exc:
-        yield sse("error", {"message": exc.message})
         return
     async for item in _followed(following, WebAppSteps(mapped.config.enableReferences)):
         yield item
@@ -120,17 +117,17 @@ async def _followed(following: Following, steps: WebAppSteps) -> AsyncIterator[S
         following.leave()
 
 
-def _prepared(state: State, org: str, mapped: Mapped) -> Prepared:
-    """The run: the operator's defaults (less the model endpoint when the request names its
-    own provider), then the request's values."""
-    defaults = {k: v for k, v in state.config.defaults.items() if k not in mapped.dropped}
-    prepared = state.app.prepare(mapped.config.query, **{**defaults, **mapped.values})
+def _values(state: State, who: Caller, mapped: Mapped) -> dict[str, Any]:
+    """The run's values: the request's, with the operator's model endpoint left out (None)
+    when the request names its own provider."""
+    values = {**dict.fromkeys(mapped.dropped), "query": mapped.config.query, **mapped.values}
+    prepared = state.service.prepare(who, values)
     if mapped.config.provider and not llm_settings(prepared.settings).configured:
         raise UsageError(
             f"provider {mapped.config.provider!r}: the server has no model endpoint configured "
             "(sleuth serve --base-url, or SLEUTH_BASE_URL)"
         )
-    return replace(prepared, saving=replace(prepared.saving, org=org))
+    return values
 
 
 def _infor(mapped: Mapped | None = None) -> ServerSentEvent:

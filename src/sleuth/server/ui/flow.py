@@ -5,26 +5,29 @@ stage it reached, and going back to a stage saves a new session from there."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from sse_starlette import ServerSentEvent
 
 from ...app import revise
 from ...app import steer as steered
+from ...app.runs import Run
 from ...app.steer import MAX_QUERIES, STAGES, STYLE_PARTS, Steering, writing_request
 from ...errors import NotFoundError, SleuthError, UsageError
 from ...limits import MAX_QUESTION_CHARS
 from ..config import OPEN_ORG
-from ..stream import response, sse
+from ..stream import response
+from . import jobs
 from .answer import answer_html
 from .context import UiContext, ui_of
-from .jobs import Job, OnEvent
+from .jobs import OnEvent
 from .pages import render
 
+T = TypeVar("T")
 router = APIRouter(include_in_schema=False)
 DEPTHS = {"quick": 6, "deep": 15}  # sources kept
 MAX_QUESTION = MAX_QUESTION_CHARS
@@ -47,6 +50,16 @@ def _state(ui: UiContext, session_id: str) -> Steering:
     record = ui.record(session_id)
     state = Steering.from_record(record)
     return replace(state, values={**ui.values(), **state.values})
+
+
+async def _admitted(ui: UiContext, call: Callable[[], Awaitable[T]]) -> T:
+    """A step that may call a model (clarifying questions, the plan, a transform), done as
+    admitted work of the UI's caller: a run slot, metered, in the metrics."""
+
+    async def work(emit: object, tally: object) -> T:
+        return await call()
+
+    return await ui.state.service.perform(ui.caller, "steer", work)
 
 
 def _field(form: Any, name: str, limit: int = 500) -> str:
@@ -92,7 +105,7 @@ async def start(request: Request) -> Response:
         if depth not in DEPTHS:
             raise UsageError(f"unknown depth {depth!r}", setting="depth")
         values = {**ui.values(), "max_sources": DEPTHS[depth], **_kb_search(ui, _many(form, "kb"))}
-        state = await ui.state.app.steer(question, **values)
+        state = await _admitted(ui, lambda: ui.state.app.steer(question, **values))
     except SleuthError as exc:
         return render(request, "ask.html", status=exc.http_status, depths=list(DEPTHS),
                       error=str(exc), question=question, bases=await _bases(ui),
@@ -163,7 +176,7 @@ async def plan(request: Request, session_id: str) -> Response:
     try:
         state = _state(ui, session_id)
         answers = [a[:500] for a in _many(form, "answer")][: len(state.questions)]
-        planned = await ui.state.app.steer_plan(state, answers)
+        planned = await _admitted(ui, lambda: ui.state.app.steer_plan(state, answers))
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(f"/runs/{planned.session_id}", status_code=303)
@@ -209,7 +222,7 @@ async def explore(request: Request, session_id: str) -> Response:
     async def work(on_event: OnEvent) -> Steering:
         return await app.steer_explore(state, suggestions, on_event)
 
-    return await _started(request, ui.jobs.start(work))
+    return await started(request, jobs.start(ui, work))
 
 
 @router.post("/runs/{session_id}/write", response_model=None)
@@ -231,41 +244,41 @@ async def write(request: Request, session_id: str) -> Response:
     async def work(on_event: OnEvent) -> Steering:
         return await app.steer_write(state, style, on_event)
 
-    return await _started(request, ui.jobs.start(work))
+    return await started(request, jobs.start(ui, work))
 
 
-async def _started(request: Request, job: Job) -> Response:
-    """The job to watch (a script asked), or, for a plain form post, its outcome."""
+async def started(request: Request, run: Run) -> Response:
+    """The run to watch (a script asked), or, for a plain form post, its outcome."""
     if "application/json" in request.headers.get("accept", ""):
-        return JSONResponse({"job": job.id, "events": f"/jobs/{job.id}/events",
-                             "cancel": f"/jobs/{job.id}/cancel"})  # fmt: skip
-    if job.task is not None:
-        await job.task
-    last = job.events[-1] if job.events else {}
-    if last.get("type") == "stage":
-        return RedirectResponse(str(last["url"]), status_code=303)
-    message = str(last.get("error") or "the run was cancelled")
+        return JSONResponse({"job": run.id, "events": f"/jobs/{run.id}/events",
+                             "cancel": f"/jobs/{run.id}/cancel"})  # fmt: skip
+    if run.task is not None:
+        await asyncio.gather(asyncio.shield(run.task), return_exceptions=True)
+    end = jobs.outcome(run)
+    if end["type"] == "stage":
+        return RedirectResponse(str(end["url"]), status_code=303)
+    message = str(end.get("error") or "the run was cancelled")
     return render(request, "message.html", status=400, heading="Sleuth", message=message)
 
 
 @router.get("/jobs/{job_id}/events", response_model=None)
 async def job_events(request: Request, job_id: str) -> Response:
-    job = ui_of(request).jobs.get(job_id)
-    if job is None:
+    ui = ui_of(request)
+    run = ui.state.service.run_of(ui.caller, job_id)
+    if run is None:
         return JSONResponse({"error": "no such job"}, status_code=404)
     start = request.headers.get("last-event-id", "")
     first = int(start) + 1 if start.isdigit() else 0
-    return response(_framed(job, first))
-
-
-async def _framed(job: Job, first: int) -> AsyncIterator[ServerSentEvent]:
-    async for index, data in job.follow(first):
-        yield sse(str(data.get("type", "event")), data, str(index))
+    return response(jobs.framed(run, first))
 
 
 @router.post("/jobs/{job_id}/cancel", response_model=None)
 async def cancel(request: Request, job_id: str) -> Response:
-    cancelled = ui_of(request).jobs.cancel(job_id)
+    ui = ui_of(request)
+    run = ui.state.service.run_of(ui.caller, job_id)
+    cancelled = run is not None and not run.done and run.task is not None
+    if cancelled and run is not None and run.task is not None:
+        run.task.cancel()
     return JSONResponse({"cancelled": cancelled}, status_code=200 if cancelled else 409)
 
 
@@ -358,10 +371,10 @@ async def transform(request: Request, session_id: str) -> Response:
     form = await request.form()
     try:
         record = ui.record(session_id)
-        checked = await revise.transform(
-            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1),
-            _field(form, "kind", 20), _field(form, "language", 40), **ui.values(),
-        )  # fmt: skip
+        text, kind = _field(form, "text", revise.MAX_TEXT + 1), _field(form, "kind", 20)
+        language, values = _field(form, "language", 40), ui.values()
+        checked = await _admitted(ui, lambda: revise.transform(
+            ui.state.app, record.id, text, kind, language, **values))  # fmt: skip
     except SleuthError as exc:
         return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
     return JSONResponse(_checked_json(ui, session_id, checked, request))

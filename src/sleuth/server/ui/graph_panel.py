@@ -26,8 +26,13 @@ DOWNLOADS = {
 
 
 async def _graph(ui: UiContext, session_id: str) -> KnowledgeGraph:
+    """The run's graph, drawn as admitted work of the UI's caller (a model may draw it)."""
     record = ui.record(session_id)
-    return await ui.state.app.graph(record.id, **ui.values())
+
+    async def draw(emit: object, tally: object) -> KnowledgeGraph:
+        return await ui.state.app.graph(record.id, **ui.values())
+
+    return await ui.state.service.perform(ui.caller, "graph", draw)
 
 
 @router.get("/runs/{session_id}/graph", response_class=HTMLResponse)

@@ -23,8 +23,9 @@ from ...errors import SleuthError, UsageError
 from ...limits import DEEP_ROUNDS
 from ...store.records import SessionSummary, normalize_tags
 from ..config import OPEN_ORG
+from . import jobs
 from .context import UiContext, ui_of
-from .flow import _error, _refused, _started
+from .flow import _error, _refused, started
 from .jobs import OnEvent
 from .pages import render
 
@@ -203,7 +204,7 @@ async def rerun(request: Request, session_id: str) -> Response:
             raise UsageError("the re-run was not saved", setting="session")
         return Steering.from_record(app.sessions.get(result.session_id))
 
-    return await _started(request, ui.jobs.start(work))
+    return await started(request, jobs.start(ui, work))
 
 
 def _run_values(ui: UiContext, options: dict[str, Any]) -> dict[str, Any]:

@@ -17,9 +17,9 @@ import psycopg
 
 from ..disk.sqlite import log
 from ..errors import StoreError
-from ..store import postgres
+from ..fetch.page_json import page_from_json
 from ..types import Page
-from .cache import _page_from_json
+from . import postgres
 
 T = TypeVar("T")
 COMPONENT = "pages"
@@ -53,7 +53,7 @@ class PgPageCache:
         if row is None or self._clock() - row[0] > self.ttl_s:
             return None
         try:
-            return _page_from_json(row[1])
+            return page_from_json(row[1])
         except (ValueError, TypeError):  # a garbled entry is a miss
             return None
 

@@ -1,0 +1,93 @@
+"""What the service does once instead of on every request: who an API key is (looked up once
+every few seconds, not per request) and how many answers came from the cache (counted in
+memory and written in one batch a second, off the request path)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import SleuthError
+from ..store.service import KeyStore, QuotaStore, hash_secret
+from .caller import Caller
+
+KEY_CACHE_S = 5.0  # a revoked key is refused within this on every process
+KEYS_KEPT = 10_000  # lookups remembered (unknown secrets too, so guessing costs no database)
+FLUSH_S = 1.0  # cached answers are written to the usage this often
+
+
+@dataclass(frozen=True, slots=True)
+class _Known:
+    caller: Caller | None
+    until: float
+
+
+class KeyCache:
+    def __init__(self, store: KeyStore, clock: Callable[[], float]) -> None:
+        self.store, self.clock = store, clock
+        self._known: OrderedDict[str, _Known] = OrderedDict()
+
+    async def caller(self, secret: str) -> Caller | None:
+        digest = hash_secret(secret)
+        now = self.clock()
+        known = self._known.get(digest)
+        if known is not None and known.until > now:
+            return known.caller
+        found = await self._look_up(secret)
+        self._known[digest] = _Known(found, now + KEY_CACHE_S)
+        self._known.move_to_end(digest)
+        while len(self._known) > KEYS_KEPT:
+            self._known.popitem(last=False)
+        return found
+
+    async def _look_up(self, secret: str) -> Caller | None:
+        key = await self.store.key_for(secret)
+        if key is None:
+            return None
+        org = await self.store.org(key.org)
+        plan = org.plan if org is not None else "self-hosted"
+        return Caller(key.org, key.scopes, plan, key.id, "key")
+
+    def forget(self) -> None:
+        """Drop every remembered lookup (this process revoked or created a key)."""
+        self._known.clear()
+
+
+class CachedHits:
+    """Answers served from the cache, per organization, written in batches."""
+
+    def __init__(self, store: QuotaStore, clock: Callable[[], float]) -> None:
+        self.store, self.clock = store, clock
+        self._counts: Counter[str] = Counter()
+        self._flusher: asyncio.Task[None] | None = None
+
+    def count(self, org: str) -> None:
+        self._counts[org] += 1
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_soon())
+
+    async def _flush_soon(self) -> None:
+        await asyncio.sleep(FLUSH_S)
+        await self.flush()
+
+    async def flush(self) -> None:
+        """Write what was counted (what a cancelled flush did not write stays counted)."""
+        pending, self._counts = list(self._counts.items()), Counter()
+        try:
+            while pending:
+                org, n = pending[0]
+                with contextlib.suppress(SleuthError):  # usage is a report: never fail on it
+                    await self.store.count_cached(org, now=self.clock(), n=n)
+                pending.pop(0)
+        finally:
+            for org, n in pending:
+                self._counts[org] += n
+
+    async def aclose(self) -> None:
+        if self._flusher is not None and not self._flusher.done():
+            self._flusher.cancel()
+            await asyncio.gather(self._flusher, return_exceptions=True)
+        await self.flush()

@@ -1,0 +1,428 @@
+"""The service: every use case a caller reaches through a server face, decided once here.
+
+    service = Service(app, store, Policy(run_slots=4), defaults={"search": "searxng"})
+    following = await service.submit(caller, {"query": "...", "deep": 2})
+    async with following:
+        await following.admitted()          # or the refusal: QuotaExceeded, RateLimited, ...
+        async for event in following.events():
+            ...
+
+From the `Caller` the service decides whose sessions a run is saved under, which knowledge
+bases it may search (the caller's organization's only; the operator's own for the operator),
+and whom it charges. Around each run it holds admission (`admission.py`), the result cache,
+one run per identical request in flight — shared by every face and, through the store, by
+every replica — metering, the observer's metrics, and the run's replayable log (`runs.py`).
+JSON, both SSE dialects, MCP over HTTP, the web UI's stages, the graph route and queue workers
+all start their work here; each face only translates its wire format.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..errors import DeadlineExceeded, SleuthError
+from ..events import Done, Event, Failed, Searched
+from ..store.service import ONE_SEARCH, ServiceStore, Spent, UsageReport
+from .admission import Admission, Clock, Kind, Observer, Policy, Tally, Unobserved
+from .budget import Budget
+from .caller import Caller
+from .flights import Flights
+from .metering import CachedHits, KeyCache
+from .options import Prepared
+from .runs import Following, Run, raised
+
+if TYPE_CHECKING:
+    from .application import Sleuth
+
+T = TypeVar("T")
+log = logging.getLogger("sleuth.service")
+QUICK = Spent(8, 30)  # the most searches and pages a quick run reads (its reservation)
+NOTHING = Spent(0, 0)
+Work = Callable[[Callable[[Event], None], Tally], Awaitable[T]]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A research request's answer as JSON bytes, ready to send (a cache hit's are the stored
+    bytes themselves)."""
+
+    body: bytes
+    cached: bool
+    cost_usd: float | None = 0.0  # what the run spent on models (None: unpriced)
+
+
+class Service:
+    def __init__(
+        self,
+        app: Sleuth,
+        store: ServiceStore,
+        policy: Policy | None = None,
+        *,
+        defaults: Mapping[str, Any] | None = None,
+        clock: Clock = time.time,
+        observer: Observer | None = None,
+    ) -> None:
+        self.app, self.store = app, store
+        self.policy = policy or Policy()
+        self.defaults = dict(defaults or {})  # the operator's run settings (backend, model...)
+        self.clock = clock
+        self.observer = observer or Unobserved()
+        self.admission = Admission(store, self.policy, clock, self.observer)
+        self.flights = Flights(store, clock)
+        self.keys = KeyCache(store, clock)
+        self.meter = CachedHits(store, clock)
+        self._shared: dict[tuple[str, str], Run] = {}  # research in flight, by request
+        self._runs: dict[str, Run] = {}  # every run this process holds, by id
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- who may use what -----------------------------------------------------------------------
+
+    async def caller_for(self, secret: str) -> Caller | None:
+        """The caller an API key stands for (None: no such active key). Lookups are cached a
+        few seconds: a revoked key is refused within `KEY_CACHE_S` on every replica, at once on
+        the one that revoked it."""
+        return await self.keys.caller(secret)
+
+    def prepare(self, caller: Caller, values: Mapping[str, Any]) -> Prepared:
+        """A run for `caller`: the operator's defaults, then the request's values, searching
+        only the caller's knowledge bases and saved under the caller's organization."""
+        merged = {**self.defaults, **values}
+        question = str(merged.pop("query", "") or merged.pop("question", ""))
+        if kb := merged.pop("kb", None):
+            web = str(merged.get("search") or "duckduckgo")
+            merged["search"] = f"kb:{kb}" if web == "none" else f"multi:kb:{kb},{web}"
+        merged["kb_owner"] = caller.org  # whatever searches a knowledge base searches these
+        prepared = self.app.prepare(question, **merged)
+        return replace(prepared, saving=replace(prepared.saving, org=caller.org))
+
+    def values(self, caller: Caller, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Setting values for a lookup (search, extract) by `caller`: the operator's defaults,
+        the request's values, and the caller's knowledge bases only."""
+        return {**self.defaults, **values, "kb_owner": caller.org}
+
+    async def count_request(self, caller: Caller) -> None:
+        """A request that starts work (an upload, a batch) against the organization's
+        per-minute limit; raises RateLimited when it is reached."""
+        await self.admission.count_request(caller)
+
+    async def usage(self, caller: Caller, *, days: int = 31) -> UsageReport:
+        """The caller's organization's use this month and per day (this process's cached
+        answers written first)."""
+        await self.meter.flush()
+        return await self.store.usage(caller.org, now=self.clock(), days=days)
+
+    # -- research -------------------------------------------------------------------------------
+
+    async def submit(
+        self, caller: Caller, values: Mapping[str, Any], *, no_cache: bool = False,
+        keep: bool = False,
+    ) -> Following:  # fmt: skip
+        """Follow the run of this request: the cache's answer, the identical run in flight
+        (here or on another replica), or a new one. `keep`: the run goes on if this follower
+        leaves (its answer lands in the cache for a retry). The refusal, if any, is raised by
+        `Following.admitted()`."""
+        await self.admission.count_request(caller)
+        prepared = self.prepare(caller, values)
+        key = fingerprint(prepared)
+        if not no_cache:
+            body = await self.store.cached(
+                caller.org, key, now=self.clock(), ttl_s=self.policy.result_ttl_s
+            )
+            if body is not None:
+                return (await self._from_cache(caller.org, key, body)).follow()
+        # A request that refuses the cache shares only with others that do: it must not be
+        # answered by a run that ends up reading the cache.
+        flight = f"{key}:fresh" if no_cache else key
+        run = self._shared.get((caller.org, flight))
+        if run is None or run.abandoned:
+            run = self._research(caller, prepared, key, flight)
+        else:
+            self.observer.hit("shared")
+        return run.follow(keep=keep)
+
+    async def answer(
+        self, caller: Caller, values: Mapping[str, Any], *, no_cache: bool = False
+    ) -> Answer:
+        """The research request's answer as JSON (the run keeps going if the caller leaves)."""
+        following = await self.submit(caller, values, no_cache=no_cache, keep=True)
+        async with following:
+            await following.admitted()
+            if following.run.cached_body is not None:
+                return Answer(following.run.cached_body, True)
+            try:
+                result = await following.result()
+            except DeadlineExceeded as exc:
+                exc.queries = tuple(searched(following.run.log.events))
+                raise
+        data = result.to_json()
+        return Answer(_dumps(data), bool(data.get("cached")), result.usage.cost_usd)
+
+    async def _from_cache(self, org: str, key: str, body: bytes) -> Run:
+        run = Run(f"cache-{key[:12]}", org, "research")
+        await self._answer_cached(run, body)
+        return run
+
+    async def _answer_cached(self, run: Run, body: bytes) -> None:
+        """Answer `run` with a cached result: admitted at once; its one `Done` is parsed only
+        when a follower reads events (a JSON answer sends the stored bytes as they are)."""
+        self.observer.hit("cache")
+        self.meter.count(run.org)
+        run.cached_body = body
+        if not run.admitted.done():
+            run.admitted.set_result(None)
+
+    def _research(self, caller: Caller, prepared: Prepared, key: str, flight: str) -> Run:
+        run = Run(secrets.token_urlsafe(12), caller.org, "research")
+        self._shared[(caller.org, flight)] = run
+        self._hold(run, self._drive(run, caller, prepared, key, flight))
+        return run
+
+    async def _drive(
+        self, run: Run, caller: Caller, prepared: Prepared, key: str, flight: str
+    ) -> None:
+        """The one run of a request: another process's, followed through the store, or ours.
+        `key` is where its result is cached; `flight`, what identical requests share."""
+        org, ttl = caller.org, self.policy.result_ttl_s
+        try:
+            while True:
+                claim = await self.flights.claim(org, flight, key if flight == key else None, ttl)
+                if claim.body is not None:
+                    await self._answer_cached(run, claim.body)
+                    return
+                if claim.ours:
+                    break
+                if not run.admitted.done():  # shared with another process: nothing to admit
+                    self.observer.hit("shared")
+                    run.admitted.set_result(None)
+                if await self.flights.follow(org, flight, run.log):
+                    return
+            try:
+                await self._own(run, caller, prepared, key, flight)
+            finally:
+                await self.flights.end(org, flight)
+        finally:
+            if self._shared.get((org, flight)) is run:
+                del self._shared[(org, flight)]
+
+    async def _own(
+        self, run: Run, caller: Caller, prepared: Prepared, key: str, flight: str
+    ) -> None:
+        """Run it here, admitted: its events go to the log and the shared log, its result to
+        the cache."""
+        async with self.admission.slot(caller, "run", wanted(prepared)) as tally:
+            if not run.admitted.done():
+                run.admitted.set_result(None)
+            shipper = self.flights.shipper(caller.org, flight)
+            budget = Budget.of(tally.allowance)
+            async with self._observed("research", prepared.request.depth) as outcome:
+                async for event in self.app.run(prepared, budget=budget):
+                    tally(event)
+                    if isinstance(event, Done):
+                        tally.searches = event.result.usage.searches
+                        tally.pages = event.result.usage.pages_read
+                        await self._cache(caller.org, key, event)
+                    outcome[0] = _outcome(event, outcome[0])
+                    run.log.publish(event)
+                    shipper.add(event)
+                    await shipper.maybe_flush()
+                await shipper.flush()
+
+    async def _cache(self, org: str, key: str, done: Done) -> None:
+        data = done.result.to_json()
+        data["cached"] = True  # the stored body is only ever served as a cache hit
+        await self.store.cache(org, key, _dumps(data), now=self.clock())
+
+    # -- lookups --------------------------------------------------------------------------------
+
+    async def lookup(
+        self,
+        caller: Caller,
+        kind: Kind,
+        work: Callable[[Tally], Awaitable[T]],
+        want: Spent = ONE_SEARCH,
+    ) -> T:
+        """A search or an extraction for `caller`: counted, admitted in the pool of its kind
+        (a plain search reads no page: `light`), metered by what its tally says; `want` is the
+        most it may spend of the organization's quotas."""
+        await self.admission.count_request(caller)
+        async with self.admission.slot(caller, kind, want) as tally:
+            return await work(tally)
+
+    # -- other work with a log: the web UI's stages, a graph's model calls -----------------------
+
+    def start(self, caller: Caller, kind: str, work: Work[T], *, want: Spent = QUICK) -> Run:
+        """Start `work` once admitted in a run slot; its events go to the run's log, which a
+        page follows by the run's id (`run_of`). The work's value is `run.value` once done."""
+        run = Run(secrets.token_urlsafe(12), caller.org, kind)
+        self._hold(run, self._work(run, caller, work, want))
+        return run
+
+    async def _work(self, run: Run, caller: Caller, work: Work[Any], want: Spent) -> None:
+        async with self.admission.slot(caller, "run", want) as tally:
+            run.admitted.set_result(None)
+            async with self._observed(run.kind, "-") as outcome:
+
+                def emit(event: Event) -> None:
+                    tally(event)
+                    run.log.publish(event)
+
+                run.value = await work(emit, tally)
+                outcome[0] = "ok"
+
+    async def perform(
+        self, caller: Caller, kind: str, work: Work[T], *, want: Spent = NOTHING
+    ) -> T:
+        """Do admitted `work` and return its value, or raise its error (a graph's model calls,
+        a batch item, a step of the web UI)."""
+        run = self.start(caller, kind, work, want=want)
+        async with run.follow(keep=True) as following:
+            await following.admitted()
+            async for event in following.events():
+                if isinstance(event, Failed):
+                    raise raised(event)
+        if run.task is not None:
+            await asyncio.shield(run.task)
+        return run.value  # type: ignore[no-any-return]
+
+    def run_of(self, caller: Caller, run_id: str) -> Run | None:
+        """A run this process holds, when it is the caller's organization's."""
+        run = self._runs.get(run_id)
+        return run if run is not None and run.org == caller.org else None
+
+    # -- bookkeeping ----------------------------------------------------------------------------
+
+    def _hold(self, run: Run, body: Coroutine[Any, Any, None]) -> None:
+        """Own the run's task: a refusal goes to its followers, an error to its log as the
+        run's last event, and the run is forgotten once old enough."""
+
+        async def driven() -> None:
+            try:
+                await body
+            except SleuthError as exc:
+                if not run.admitted.done():
+                    run.admitted.set_exception(exc)
+                else:
+                    run.log.publish(Failed.of(exc))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a bug costs this run, said in its log, never the server
+                log.error("%s run %s failed", run.kind, run.id, exc_info=exc)
+                error = SleuthError(f"internal error in run {run.id}; see the server log")
+                if not run.admitted.done():
+                    run.admitted.set_exception(error)
+                else:
+                    run.log.publish(Failed.of(error))
+            finally:
+                if not run.admitted.done():
+                    run.admitted.cancel()
+                run.materialize()
+                run.log.close()
+                self._forget_later(run)
+
+        self._runs[run.id] = run
+        run.task = asyncio.create_task(driven(), name=f"sleuth-{run.kind}-{run.id}")
+        self._tasks.add(run.task)
+        run.task.add_done_callback(self._tasks.discard)
+
+    def _forget_later(self, run: Run) -> None:
+        """Finished runs stay followable for a while (a page that reconnects late)."""
+        loop = asyncio.get_running_loop()
+        loop.call_later(KEEP_FINISHED_S, self._runs.pop, run.id, None)
+
+    def _observed(self, kind: str, depth: str) -> _Observed:
+        return _Observed(self.observer, kind, depth)
+
+    def running(self) -> int:
+        """Runs not finished (a metric: zero when idle)."""
+        return sum(1 for run in self._runs.values() if not run.done)
+
+    def pending(self) -> int:
+        """Run tasks not done yet (a metric: zero when idle)."""
+        return sum(1 for task in self._tasks if not task.done())
+
+    async def aclose(self) -> None:
+        """Cancel work still going (its clients are gone: the server is stopping)."""
+        tasks = [t for t in self._tasks if not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        await self.meter.aclose()
+
+
+KEEP_FINISHED_S = 600.0
+
+
+class _Observed:
+    """Reports a piece of work's start and its end (kind, depth, outcome, seconds)."""
+
+    def __init__(self, observer: Observer, kind: str, depth: str) -> None:
+        self.observer, self.kind, self.depth = observer, kind, depth
+        self.outcome = ["cancelled"]
+        self.started = 0.0
+
+    async def __aenter__(self) -> list[str]:
+        self.started = time.monotonic()
+        self.observer.started(self.kind)
+        return self.outcome
+
+    async def __aexit__(self, kind: object, exc: object, tb: object) -> None:
+        if isinstance(exc, SleuthError):
+            self.outcome[0] = "failed"
+        seconds = time.monotonic() - self.started
+        self.observer.finished(self.kind, self.depth, self.outcome[0], seconds)
+
+
+def searched(events: list[Event]) -> list[str]:
+    """The queries a run searched, in order, each once."""
+    return list(dict.fromkeys(e.query for e in events if isinstance(e, Searched)))
+
+
+def _outcome(event: Event, before: str) -> str:
+    if isinstance(event, Done):
+        return "ok"
+    if isinstance(event, Failed):
+        return "timeout" if event.code == DeadlineExceeded.code else "failed"
+    return before
+
+
+def _dumps(data: Mapping[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def wanted(prepared: Prepared) -> Spent:
+    """What a run may spend at most: the reservation it holds against the quotas."""
+    request = prepared.request
+    if request.depth != "deep":
+        return QUICK
+    rounds = request.deep_rounds + 1
+    return Spent(6 * rounds, 24 * rounds)
+
+
+def fingerprint(prepared: Prepared) -> str:
+    """What makes two requests identical, whatever face they came through: the trimmed
+    question, every run option with its default filled in (output from depth, sources cap...),
+    the engine settings, the org."""
+    request = prepared.request
+    data: dict[str, Any] = {
+        f.name: getattr(request, f.name) for f in fields(request) if f.name != "seeds"
+    }
+    data["question"] = request.question.strip()
+    data["output"] = request.output_kind
+    data["max_sources"] = request.source_cap
+    data["settings"] = {
+        f.name: getattr(prepared.settings, f.name)
+        for f in fields(prepared.settings)
+        if f.name != "env"
+    }
+    data["org"] = prepared.saving.org
+    text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
