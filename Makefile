@@ -7,7 +7,7 @@ comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 QUESTION ?= How does Sleuth check that a citation is supported by its source?
 
-.PHONY: setup demo test lint format bench docs clean soak screenshots
+.PHONY: setup demo test test-all lint format bench docs clean soak screenshots
 
 setup: $(STAMP)
 
@@ -17,40 +17,51 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
 	touch $@
 
-## Answer a real question, with citations, from Sleuth's own docs/ (offline, no LLM needed).
+## Answer a real question, with citations, from Sleuth's own docs/: no web search and no LLM
+## (the first run installs Sleuth into .venv from the package index; the question itself is offline).
 demo: setup
 	$(BIN)/sleuth ask "$(QUESTION)" --search=none --include=docs/
 
+## The fast suite (minutes): every module, without the slow integration, soak-like and browser
+## suites. Which tests are slow is decided by one rule, in tests/buckets.py.
+FAST := not slow and not soak
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "$(FAST)"
+
+## Every test but the soak runs: `make test`, then the slow suites. What CI (.ci/run) runs.
+test-all: test
+	$(BIN)/python -m pytest -q -m "slow and not soak"
 
 ## Long fault-matrix and concurrency runs (minutes); figures to bench/results/<date>-soak.md
 soak: setup
 	SLEUTH_SOAK_REPORT=bench/results/$$(date +%F)-soak.md $(BIN)/python -m pytest -q -m soak tests/faults
 
-## Refresh docs/screenshots/ (the README's pictures) from the browser tests, in Debian's Chromium.
+## Refresh docs/screenshots/ (the docs site's pictures) from the browser tests, in Debian's Chromium.
 screenshots:
 	$(MAKE) setup EXTRAS=$(if $(findstring browser,$(EXTRAS)),$(EXTRAS),$(EXTRAS)$(comma)browser)
 	SLEUTH_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q \
 	  tests/server/ui/test_browser_flow.py tests/server/ui/test_browser_pages.py
 
 lint: setup
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench docs_hooks.py
+	$(BIN)/ruff format --check src tests bench docs_hooks.py
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 format: setup
-	$(BIN)/ruff format src tests bench
-	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench docs_hooks.py
+	$(BIN)/ruff check --fix src tests bench docs_hooks.py
 
 ## Report card on ../shared/bench (offline web); writes bench/results/<date>-<version>.md
 bench: setup
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
 
-## Regenerate the README's command reference from the CLI itself.
-docs: setup
-	$(BIN)/python -m sleuth.cli.reference README.md
+## The documentation site: regenerate the CLI and settings references in docs/ from the commands
+## and the settings table, then build the site into site/ (MkDocs, Material; a warning fails).
+docs:
+	$(MAKE) setup EXTRAS=$(if $(findstring docs,$(EXTRAS)),$(EXTRAS),$(EXTRAS)$(comma)docs)
+	$(BIN)/python -m sleuth.cli.reference docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict

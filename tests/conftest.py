@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.testweb.fixtures", "tests.postgres"]
+pytest_plugins = ["tests.testweb.fixtures", "tests.postgres", "tests.buckets"]
 
 GUARD_DIR = Path(__file__).parent / "netguard"
 sys.path.insert(0, str(GUARD_DIR))

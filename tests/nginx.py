@@ -32,6 +32,7 @@ http {{
     listen 127.0.0.1:{port};
     location / {{
       proxy_pass http://sleuth; proxy_http_version 1.1; proxy_buffering off;
+      proxy_set_header Host $host;
       proxy_read_timeout 200s; proxy_next_upstream off;
     }}
   }}

@@ -44,8 +44,8 @@ def __getattr__(name: str) -> Any:
 async def research(question: str, **options: Any) -> Result:
     """Run one research request and return its result; raises SleuthError on failure.
 
-    Options are setting names (`search`, `include`, `max_sources`, `since`, `deep`, ...; see the
-    README's settings) or `ResearchRequest` fields; they override what config.toml, the profile
+    Options are setting names (`search`, `include`, `max_sources`, `since`, `deep`, ...; see
+    docs/settings.md) or `ResearchRequest` fields; they override what config.toml, the profile
     and SLEUTH_* variables set (`Sleuth.from_env`). The run is not saved as a session unless
     `no_sessions=False`.
     """

@@ -98,6 +98,7 @@ class Fetched(Event):
     chars: int
     ms: int
     cached: bool = False
+    title: str = ""  # the page's own title, for people watching the run ("" when it has none)
 
 
 @dataclass(frozen=True, slots=True)

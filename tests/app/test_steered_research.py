@@ -65,6 +65,32 @@ async def test_without_a_model_the_plan_is_deterministic_and_editable(
         assert parent == second.session_id  # each stage saved, chained
 
 
+SHORT = "How do audit logs work?"  # no named entity, too few terms to split: no sub-query
+
+
+async def test_without_a_model_the_plan_is_the_question_and_its_parts(
+    testweb_env: TestWeb,
+) -> None:
+    """Issue 27, item 1: a short question gave an empty plan, and its first round refused to
+    run. Without a model the plan is what a deep run searches: the question, then its parts."""
+    async with Sleuth(Settings.from_env()) as app:
+        short = await app.steer(SHORT, search="searxng", search_fallback="none")
+        assert short.plan == (SHORT,)
+        first = await app.steer_explore(short)
+        assert testweb_env.searches == [SHORT] and first.sources
+        long = await app.steer(Q, search="searxng", search_fallback="none")
+        assert long.plan[0] == Q and len(long.plan) > 1  # plus the heuristic parts
+
+
+async def test_a_plan_saved_empty_still_runs_its_question(testweb_env: TestWeb) -> None:
+    """A session saved before plans always held the question reopens with an empty plan."""
+    async with Sleuth(Settings.from_env()) as app:
+        state = await app.steer(SHORT, search="searxng", search_fallback="none")
+        emptied = Steering(SHORT, "plan", values=state.values, session_id=state.session_id)
+        explored = await app.steer_explore(emptied)
+        assert explored.rounds == ((SHORT,),) and explored.sources
+
+
 async def test_with_a_model_questions_then_plan_then_a_styled_report(
     testweb_env: TestWeb, llm: FakeLLMServer
 ) -> None:

@@ -71,6 +71,35 @@ def test_a_second_run_skips_what_is_already_answered(
     assert sorted(r["line"] for r in records(out)) == [1, 2, 3]
 
 
+def test_a_resume_keeps_failures_says_so_and_retries_them_on_request(
+    testweb_env: TestWeb, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line that failed stays failed on a plain resume — said, and exit 1 — even once the
+    user fixed it (its id is the same); `--retry-failed` runs it and replaces its record."""
+    lines = add_questions(testweb_env, 2)
+    broken = {**lines[1], "max_sources": 99}
+    questions = write_lines(tmp_path / "q.jsonl", [lines[0], broken])
+    out = tmp_path / "r.jsonl"
+    code, _, err = run(["batch", str(questions), f"--out={out}", *BATCH_DEFAULTS], capsys)
+    assert code == 1 and "2 lines: 1 answered, 1 failed" in err
+    write_lines(questions, lines)  # the user fixes the line
+    code, _, err = run(["batch", str(questions), f"--out={out}", *BATCH_DEFAULTS], capsys)
+    assert code == 1, err  # the batch still has a failed line
+    assert "0 answered, 0 failed, 1 already in the results" in err
+    assert "1 failed in an earlier run and skipped (run them again with --retry-failed)" in err
+    assert sorted(r["id"] for r in records(out)) == ["q0", "q1"]
+    code, _, err = run(
+        ["batch", str(questions), f"--out={out}", "--retry-failed", *BATCH_DEFAULTS], capsys
+    )
+    assert code == 0, err
+    assert "1 answered, 0 failed, 1 of them retried after an earlier failure" in err
+    got = {r["id"]: r for r in records(out)}
+    assert len(records(out)) == 2  # one record per id: the failure was replaced
+    assert "1801" in got["q1"]["result"]["answer"]
+    code, _, err = run(["batch", str(questions), f"--out={out}", *BATCH_DEFAULTS], capsys)
+    assert code == 0 and "2 already in the results" in err and "earlier run" not in err
+
+
 def test_per_line_depth_and_options_reach_the_run(
     testweb_env: TestWeb, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

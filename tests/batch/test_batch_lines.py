@@ -105,3 +105,20 @@ def test_a_results_file_of_only_half_a_record_starts_over(tmp_path: Path) -> Non
     path.write_text('{"id": "a", "res', encoding="utf-8")
     assert ResultsFile(path).answered() == set()
     assert path.read_text(encoding="utf-8") == ""
+
+
+def test_the_last_record_of_an_id_decides_and_forget_keeps_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "out.jsonl"
+    path.write_text(
+        '{"id": "a", "error": {}}\n{"id": "b", "error": {}}\nnot a record\n'
+        '{"id": "a", "result": {}}\n{"id": "c", "result": {}}\n',
+        encoding="utf-8",
+    )
+    out = ResultsFile(path)
+    prior = out.prior()
+    assert prior.answered == {"a", "c"} and prior.failed == {"b"}
+    assert out.forget(frozenset({"b"})) == 1
+    assert path.read_text(encoding="utf-8").splitlines() == [
+        '{"id": "a", "error": {}}', "not a record", '{"id": "a", "result": {}}',
+        '{"id": "c", "result": {}}',
+    ]  # fmt: skip

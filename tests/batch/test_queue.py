@@ -114,3 +114,39 @@ def test_one_organization_never_sees_another_organizations_batch(postgres_db: st
     mine, theirs, their_records = asyncio.run(go())
     assert mine is not None and mine.total == 1 and mine.queued == 1
     assert theirs is None and their_records == []
+
+
+def test_a_queued_resume_keeps_earlier_failures_and_retries_them_on_request(
+    testweb_env: TestWeb,
+    postgres_db: str,
+    sleuth_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`batch --queue` resumes as a local batch does (issue 27): an id that failed earlier is
+    skipped and said; `--retry-failed` queues it again and its record is replaced."""
+    import json
+
+    from tests.batch.pages import records, write_lines
+    from tests.cli.helpers import run
+
+    monkeypatch.setenv("SLEUTH_DATABASE_URL", postgres_db)
+    lines = add_questions(testweb_env, 2)
+    questions = write_lines(tmp_path / "q.jsonl", lines)
+    out = tmp_path / "r.jsonl"
+    failed = {"kind": "search_failed", "message": "down"}
+    earlier = [{**lines[0], "line": 1, "result": {"answer": "x"}}, {**lines[1], "error": failed}]
+    out.write_text("".join(json.dumps(r) + "\n" for r in earlier), encoding="utf-8")
+    base = ["batch", str(questions), "--queue", "--no-wait", f"--out={out}"]
+    code, _, err = run(base, capsys)
+    assert code == 0 and "0 questions queued" in err, err
+    assert "1 failed in an earlier run and skipped (run them again with --retry-failed)" in err
+    code, batch_id, err = run([*base, "--retry-failed"], capsys)
+    assert code == 0 and "1 questions queued" in err, err
+    assert [r["id"] for r in records(out)] == ["q0"]  # the old failure is out of the file
+    asyncio.run(drain())
+    code, _, err = run(["batch", "--follow", batch_id.strip(), f"--out={out}"], capsys)
+    assert code == 0, err
+    got = {r["id"]: r for r in records(out)}
+    assert len(records(out)) == 2 and "1801" in got["q1"]["result"]["answer"]

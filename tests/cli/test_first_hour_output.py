@@ -210,9 +210,9 @@ def test_doctor_checks_the_configured_remote_browser(
     testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
 ) -> None:
     endpoint = "http://127.0.0.1:9"
-    _, out, _ = run(["doctor", "--search=searxng", f"--browser-cdp-endpoint={endpoint}"], capsys)
+    code, out, _ = run(["doctor", "--search=searxng", f"--browser-cdp-endpoint={endpoint}"], capsys)
     line = next(x for x in out.splitlines() if x.split()[1:2] == ["cdp"])
-    assert line.startswith("WARN"), line
+    assert line.startswith("FAIL") and code == 1, line  # issue 27: was a warning and exit 0
     assert "no chromium on PATH" not in line
 
 
@@ -243,6 +243,18 @@ def test_demo_progress_does_not_report_the_none_backend() -> None:
     seen = in_a_terminal([*args, "--no-sessions"], {})
     assert re.search(r"found \d+ results \(local\)", seen)
     assert "(none)" not in seen and "found 0 results" not in seen
+    # issue 27: the 0 results of `none` repeated the same line, and local files (nothing to
+    # fetch) showed as "reading: 0 of 0 read"
+    assert len(re.findall(r"found \d+ results \(local\)", seen)) == 1, seen
+    assert "0 of 0" not in seen and "reading:" not in seen
+    assert re.search(r"confidence · \w+ · .* · \d+ sources? · ", seen)
+
+
+def test_a_count_of_one_is_singular() -> None:
+    from sleuth.text.display import counted
+
+    assert [counted(n, "source") for n in (0, 1, 2)] == ["0 sources", "1 source", "2 sources"]
+    assert counted(1, "passage") == "1 passage" and counted(3, "query", "queries") == "3 queries"
 
 
 def test_show_and_export_mark_uncited_sources_and_last_names_the_newest(

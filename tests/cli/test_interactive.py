@@ -97,6 +97,20 @@ def test_without_a_model_the_plan_is_kept_with_enter(
     assert "session " in err
 
 
+def test_enter_at_every_prompt_researches_a_short_question_without_a_model(
+    testweb_env: TestWeb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27, item 1: a question the heuristics cannot split listed an empty plan, and
+    Enter looped on "the plan needs at least one search". The plan is the question itself."""
+    short = "How do audit logs work?"
+    replies(monkeypatch, *[""] * 8)  # keep, add nothing, no second round, no style
+    code, out, err = run(["ask", "-i", short, "--search=searxng", "--search-fallback=none"], capsys)
+    assert code == 0, err
+    assert f"  1. {short}" in err and "needs at least one search" not in err
+    assert testweb_env.searches == [short]
+    assert re.search(r"\[\d+\]", out) and "Sources" in out
+
+
 def test_stopped_at_a_prompt_names_the_saved_stage(
     testweb_env: TestWeb, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -54,7 +54,9 @@ def test_keys_errors_are_one_line(
 )
 def test_serve_refuses_an_open_non_loopback_host(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["serve", "--host", "0.0.0.0", "--port", "9"], capsys)
-    assert code == 1 and "no API keys exist" in err and "--no-auth" in err
+    assert code == 1 and "no API keys exist" in err and "SLEUTH_ACCESS_PASSWORD" in err
+    code, _, err = run(["serve", "--no-auth", "--host", "0.0.0.0", "--port", "9"], capsys)
+    assert code == 1 and "--no-auth was given" in err  # open on purpose: still loopback only
 
 
 def test_the_cli_does_not_import_the_server_stack() -> None:

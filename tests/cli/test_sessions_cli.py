@@ -62,12 +62,28 @@ def test_ls_listing(capsys: pytest.CaptureFixture[str], saved: list[SessionRecor
     assert code == 0
     assert [line.split()[0] for line in out.splitlines()] == [new.id, mid.id, old.id]
     assert "#client-x" in out.splitlines()[0]
-    assert "2 sources · $0.0123" in out
+    assert "2 sources · confidence high · $0.0123" in out
     _, out, _ = run(capsys, "sessions", "ls", "sqlite", "--tag", "CLIENT-X", "--json")
     assert [s["id"] for s in json.loads(out)] == [new.id, old.id]
     _, out, err = run(capsys, "sessions", "ls", "nothing like this")
     assert out == ""
     assert "no saved sessions match" in err
+
+
+def test_ls_says_a_free_run_cost_nothing_and_shows_its_confidence(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    free = make_record(NOW, result=make_result(cost=0.0, confidence="low"))
+    SessionStore(sessions_db_path()).save(free)
+    code, out, _ = run(capsys, "sessions", "ls")
+    assert code == 0 and "$0.0000" not in out
+    assert out.rstrip().endswith("· confidence low · no model cost")
+    _, out, _ = run(capsys, "sessions", "ls", "--json")
+    assert json.loads(out)[0]["confidence"] == "low"
+    steered = {"depth": "steered", "steering": {"stage": "plan"}}
+    SessionStore(sessions_db_path()).save(make_record(NOW, question="Q2", options=steered))
+    _, out, _ = run(capsys, "sessions", "ls", "Q2")
+    assert "· steered, plan stage ·" in out
 
 
 def test_tag_untag_and_rm(capsys: pytest.CaptureFixture[str], saved: list[SessionRecord]) -> None:
@@ -93,10 +109,11 @@ def test_prune(capsys: pytest.CaptureFixture[str], saved: list[SessionRecord]) -
     assert code == 1
     assert "30d, 12h" in err
     _, out, err = run(capsys, "sessions", "prune", "--older-than=30d", "--dry-run")
-    assert out == f"would remove {old.id}\n"
+    shown = f"{old.id}  {old.created_at[:10]}  How does SQLite WAL work?"
+    assert out == f"would remove {shown}\n"  # what it is, not only its id
     assert len(SessionStore(sessions_db_path()).list()) == 3
     _, out, _ = run(capsys, "sessions", "prune", "--older-than=1d", "--keep=2")
-    assert out == f"removed {old.id}\n"
+    assert out == f"removed {shown}\n"
     _, out, err = run(capsys, "sessions", "prune", "--older-than=4w")
     assert (out, err) == ("", "nothing to prune\n")
 
@@ -154,8 +171,17 @@ def test_export_formats(
     md_target = tmp_path / "r.md"
     run(capsys, "export", new.id, f"--out={md_target}")
     assert md_target.read_text("utf-8").startswith("# How")
-    _, out, _ = run(capsys, "export", new.id, "--format=json", f"--out={tmp_path / 'x.html'}")
-    assert json.loads((tmp_path / "x.html").read_text("utf-8"))["id"] == new.id
+    _, out, _ = run(capsys, "export", new.id, "--format=json", f"--out={tmp_path / 'x.json'}")
+    assert json.loads((tmp_path / "x.json").read_text("utf-8"))["id"] == new.id
+    # issue 27: `--out=x.txt` wrote HTML; the suffix decides, and a mismatch is refused
+    text_target = tmp_path / "x.txt"
+    assert run(capsys, "export", new.id, f"--out={text_target}")[0] == 0
+    assert text_target.read_text("utf-8").startswith("# How does SQLite WAL work?")
+    code, _, err = run(capsys, "export", new.id, "--format=json", f"--out={tmp_path / 'y.html'}")
+    assert code == 1 and "the name says html but the format asked for is json" in err
+    code, _, err = run(capsys, "export", new.id, f"--out={tmp_path / 'y.pdf'}")
+    assert code == 1 and "no export format is written as .pdf" in err
+    assert not (tmp_path / "y.html").exists() and not (tmp_path / "y.pdf").exists()
     _, out, _ = run(capsys, "export", new.id)
     assert out.startswith("<!DOCTYPE html>")
     code, _, err = run(capsys, "export", new.id, "--format=pdf")

@@ -1,8 +1,10 @@
 """deploy/ cannot drift from the code: docker is not here to run compose.yaml, so its structure
-is checked instead — the services the README promises, every Sleuth command and flag parsed by
-the real CLI, every SLEUTH_* variable a real setting, nginx's upstreams the replicas, SSE
-unbuffered — and so are the systemd units' commands. With nginx installed, its config is
-checked by nginx itself."""
+is checked instead — the services the docs promise, every Sleuth command and flag parsed by
+the real CLI, every SLEUTH_* variable a real setting, the passwords required, every search
+backend configurable, SLEUTH_HOME a volume, nginx published on loopback unless told otherwise,
+nginx's upstreams the replicas, SSE unbuffered — and so are the systemd units' commands and the
+venv docs/deploy.md creates for them. With nginx installed, its config is checked by nginx
+itself. `test_compose_local.py` runs the same processes."""
 
 from __future__ import annotations
 
@@ -17,22 +19,38 @@ import click
 import pytest
 
 from sleuth.cli.main import cli
+from sleuth.registry import registries
 from sleuth.settings.table import ENV_ONLY, SETTINGS
 
-yaml = pytest.importorskip("yaml", reason="PyYAML comes with the dev extra")
-DEPLOY = Path(__file__).parents[2] / "deploy"
+pytest.importorskip("yaml", reason="PyYAML comes with the dev extra")
+from tests.deploy.compose import (
+    DEPLOY,
+    Missing,
+    example_env,
+    load,
+    sleuth_services,
+    variables,
+)
+
+PASSWORDS = {"POSTGRES_PASSWORD": "pg-secret", "SLEUTH_ACCESS_PASSWORD": "ui-secret"}
+SEARCH_NEEDS = {e.needs for e in registries().search if e.needs}
+PROXIES = {"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"}
 KNOWN_ENV = {
     *(s.env_name for s in SETTINGS.values() if s.env_name),
     *ENV_ONLY,
+    *SEARCH_NEEDS,
+    *PROXIES,
     "SLEUTH_DATABASE_URL",
+    "SLEUTH_ACCESS_PASSWORD",  # sleuth serve's (server/main.py PASSWORD_ENV)
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
 }
+DOCS = DEPLOY.parent / "docs" / "deploy.md"
 
 
-def compose() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
-    return data
+def compose(env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The file as compose would run it with the two passwords set and nothing else."""
+    return load(PASSWORDS if env is None else env)
 
 
 def parses(argv: list[str]) -> click.Context:
@@ -56,6 +74,8 @@ def test_compose_has_postgres_two_replicas_a_worker_and_nginx() -> None:
         assert "@postgres:5432/" in env["SLEUTH_DATABASE_URL"]
         assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
         assert (DEPLOY / services[name]["build"]["dockerfile"].removeprefix("deploy/")).exists()
+    for name in ("postgres", "serve-1", "serve-2"):
+        assert services[name]["healthcheck"]["test"], f"{name} has no healthcheck"
     nginx = services["nginx"]
     assert nginx["image"].startswith("nginx:")
     assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in nginx["volumes"]
@@ -73,6 +93,68 @@ def test_every_sleuth_command_and_variable_in_compose_is_real() -> None:
             assert variable in KNOWN_ENV, f"{name}: {variable} is not a Sleuth setting"
     check = " ".join(services["serve-1"]["healthcheck"]["test"])
     assert "http://127.0.0.1:8000/readyz" in check
+
+
+def test_compose_refuses_to_start_without_the_two_passwords() -> None:
+    """Without SLEUTH_ACCESS_PASSWORD the UI of a server with API keys is always refused;
+    compose now stops before starting anything, naming the variable and where to set it."""
+    assert variables(required_only=True) == set(PASSWORDS)
+    for name in PASSWORDS:
+        others = {k: v for k, v in PASSWORDS.items() if k != name}
+        for env in (others, {**others, name: ""}):
+            with pytest.raises(Missing, match=rf"{name}: set {name} in deploy/.env"):
+                load(env)
+    for name in sleuth_services(compose()["services"]):
+        env = compose()["services"][name]["environment"]
+        assert env["SLEUTH_ACCESS_PASSWORD"] == "ui-secret"
+        assert ":pg-secret@" in env["SLEUTH_DATABASE_URL"]
+    assert compose()["services"]["postgres"]["environment"]["POSTGRES_PASSWORD"] == "pg-secret"
+
+
+def test_env_example_lists_every_variable_and_sets_no_password() -> None:
+    example = example_env()
+    assert set(example) == variables(), "deploy/env.example and compose.yaml differ"
+    assert all(example[name] == "" for name in PASSWORDS)  # each team chooses its own
+    services = load({**example, **PASSWORDS})["services"]
+    assert services["serve-1"]["environment"]["SLEUTH_SEARCH"] == example["SLEUTH_SEARCH"]
+
+
+def test_every_search_backend_can_be_configured_through_compose() -> None:
+    """SLEUTH_SEARCH=searxng without SLEUTH_SEARXNG_URL could not work: every variable a search
+    backend needs, the fallback and an outgoing proxy are passed through to every service
+    that researches."""
+    services = compose()["services"]
+    default = services["serve-1"]["environment"]["SLEUTH_SEARCH"]
+    assert default in registries().search
+    given = {"SLEUTH_SEARCH": "searxng", "SLEUTH_SEARXNG_URL": "http://searx.internal:8080"}
+    for name in sleuth_services(services):
+        env = services[name]["environment"]
+        assert SEARCH_NEEDS | PROXIES | {"SLEUTH_SEARCH_FALLBACK"} <= set(env), name
+        passed = load({**PASSWORDS, **given})["services"][name]["environment"]
+        assert {k: passed[k] for k in given} == given
+
+
+def test_sleuth_home_is_a_volume_of_the_image_users_home() -> None:
+    data = compose()
+    dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    for name in sleuth_services(data["services"]):
+        service = data["services"][name]
+        home = service["environment"]["SLEUTH_HOME"]
+        mounts = {v.split(":")[1]: v.split(":")[0] for v in service["volumes"]}
+        assert home in mounts and mounts[home] in data["volumes"], f"{name}: {home} not a volume"
+        assert f"ENV SLEUTH_HOME={home}" in dockerfile
+        assert f"--home-dir {home} sleuth" in dockerfile  # made, and owned by the user
+
+
+def test_nginx_is_published_on_loopback_unless_told_otherwise() -> None:
+    conf = (DEPLOY / "nginx.conf").read_text(encoding="utf-8")
+    listen = re.search(r"^\s*listen (\d+);", conf, flags=re.M)
+    assert listen is not None
+    assert compose()["services"]["nginx"]["ports"] == [f"127.0.0.1:8080:{listen.group(1)}"]
+    exposed = compose({**PASSWORDS, "PUBLISH_ADDRESS": "0.0.0.0", "PUBLISH_PORT": "80"})
+    assert exposed["services"]["nginx"]["ports"] == [f"0.0.0.0:80:{listen.group(1)}"]
+    for name, service in compose()["services"].items():
+        assert name == "nginx" or "ports" not in service, f"{name} is published"
 
 
 def test_nginx_sends_to_every_replica_and_does_not_buffer_streams() -> None:
@@ -100,7 +182,7 @@ def test_nginx_closes_idle_upstream_connections_before_the_replicas_do() -> None
 
 
 @pytest.mark.parametrize("unit", ["sleuth-serve@.service", "sleuth-worker@.service"])
-def test_systemd_units_run_real_commands(unit: str) -> None:
+def test_systemd_units_run_real_commands_from_the_venv_the_docs_create(unit: str) -> None:
     text = (DEPLOY / "systemd" / unit).read_text(encoding="utf-8")
     start = re.search(r"^ExecStart=(.+)$", text, flags=re.M)
     assert start is not None
@@ -108,7 +190,16 @@ def test_systemd_units_run_real_commands(unit: str) -> None:
     ctx = parses(argv)
     assert ctx.info_name in ("serve", "worker")
     assert re.search(r"^KillSignal=SIGTERM$", text, flags=re.M)
-    assert re.search(r"^EnvironmentFile=", text, flags=re.M)
+    env_file = re.search(r"^EnvironmentFile=(\S+)$", text, flags=re.M)
+    assert env_file is not None
+    user = re.search(r"^User=(\S+)$", text, flags=re.M)
+    assert user is not None
+    # docs/deploy.md makes what the unit assumes: the venv, the user, the environment file.
+    docs = DOCS.read_text(encoding="utf-8")
+    venv = str(Path(argv[0]).parent.parent)
+    assert f"python3 -m venv {venv}" in docs and f"{venv}/bin/pip install" in docs
+    assert "useradd --system" in docs and f" {user.group(1)}\n" in docs
+    assert env_file.group(1) in docs
 
 
 def test_the_dockerfile_installs_the_extras_the_services_need() -> None:

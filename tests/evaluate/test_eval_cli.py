@@ -42,6 +42,22 @@ def test_eval_on_a_tiny_questions_file_and_corpus(
     assert "| q1 | birds | 1/1 |" in markdown
 
 
+def test_eval_says_deep_as_ask_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One vocabulary: `--deep[=N]` as in ask; the old `--depth deep` still works, with a note."""
+    questions = write_jsonl(tmp_path / "q.jsonl", QUESTIONS[:1])
+    corpus = write_jsonl(tmp_path / "docs.jsonl", DOCS)
+    base = ["eval", str(questions), "--corpus", str(corpus)]
+    for extra, rounds in ((["--deep=1"], 1), (["--depth", "deep"], 2)):
+        out_dir = tmp_path / f"r{rounds}"
+        code, _, err = run([*base, *extra, "--out", str(out_dir)], capsys)
+        assert code == 0, err
+        meta = json.loads(next(out_dir.glob("eval-*.json")).read_text())["meta"]
+        assert (meta["depth"], meta["deep_rounds"]) == ("deep", rounds)
+        assert ("--depth deep is --deep now" in err) is (extra[0] == "--depth")
+    code, out, _ = run(["eval", "--help"], capsys)
+    assert "--deep" in out and "--depth" not in out
+
+
 def test_eval_rejects_a_malformed_line_with_its_number(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

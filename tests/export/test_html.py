@@ -119,7 +119,14 @@ def test_heading_text_for_toc_drops_markers_and_keeps_code() -> None:
 
 @pytest.mark.parametrize(
     ("name", "fmt"),
-    [("r.html", "html"), ("R.HTM", "html"), ("a.md", "md"), ("x.json", "json"), ("x.txt", None)],
+    [
+        ("r.html", "html"),
+        ("R.HTM", "html"),
+        ("a.md", "md"),
+        ("x.json", "json"),
+        ("x.txt", "md"),
+        ("x.pdf", None),
+    ],
 )
 def test_format_for(name: str, fmt: str | None) -> None:
     assert format_for(name) == fmt

@@ -26,6 +26,8 @@ from sleuth.store.service_sqlite import SqliteServiceStore
 
 LISTENING = re.compile(r"Uvicorn running on http://127\.0\.0\.1:(\d+)")
 START_S = 60.0  # a cap that proves start-up did not hang, not a timing
+SCRAPE_TOKEN = "fault-suite-scrape"  # /metrics needs it on a keyed server
+SCRAPE = {"Authorization": f"Bearer {SCRAPE_TOKEN}"}
 SERVE_ARGS = ("--search=searxng", "--search-fallback=none", "--browser=never")
 
 
@@ -68,7 +70,7 @@ class Served:
 
     def gauges(self) -> dict[str, float]:
         """Every unlabelled sample of /metrics, by name."""
-        text = httpx.get(f"{self.base}/metrics", timeout=30).text
+        text = httpx.get(f"{self.base}/metrics", headers=SCRAPE, timeout=30).text
         found = {}
         for line in text.splitlines():
             name, _, value = line.partition(" ")
@@ -107,7 +109,7 @@ def serve(home: Path, env: Mapping[str, str], log: Path, *, extra: Sequence[str]
     with log.open("ab") as sink:
         process = subprocess.Popen(
             args,
-            env={**env, "SLEUTH_HOME": str(home)},
+            env={**env, "SLEUTH_HOME": str(home), "SLEUTH_METRICS_TOKEN": SCRAPE_TOKEN},
             stdin=subprocess.DEVNULL,
             stdout=sink,
             stderr=subprocess.STDOUT,

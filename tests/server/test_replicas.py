@@ -37,6 +37,8 @@ from tests.server.pages import SLOW_Q, add_slow_page
 from tests.server.test_sdk import _wait_ready, free_port, start_serve
 from tests.testweb.server import TestWeb
 
+SCRAPE = "replicas-scrape-token"  # /metrics needs it on a keyed server
+
 Q = "How long does Example Cloud keep audit logs by default?"
 
 
@@ -61,6 +63,7 @@ def team(
 ) -> Iterator[Team]:
     """Two `sleuth serve` processes on one database (SLEUTH_DATABASE_URL), nginx in front."""
     monkeypatch.setenv("SLEUTH_DATABASE_URL", postgres_db)
+    monkeypatch.setenv("SLEUTH_METRICS_TOKEN", SCRAPE)
     ports = [free_port(), free_port()]
     flags = ("--run-slots=200", "--org-runs=0", "--org-rate=0")
     procs = [start_serve(port, *flags) for port in ports]
@@ -81,7 +84,8 @@ def _key(capsys: pytest.CaptureFixture[str], org: str, *quota: str) -> str:
 
 
 def _metric(base: str, name: str) -> float:
-    text = httpx.get(base + "/metrics", timeout=30).text
+    scrape = {"Authorization": f"Bearer {SCRAPE}"}
+    text = httpx.get(base + "/metrics", headers=scrape, timeout=30).text
     total = 0.0
     for line in text.splitlines():
         if line.startswith(name + "{") or line.startswith(name + " "):

@@ -29,7 +29,7 @@ from tests.server.pages import SLOW_Q, add_slow_page
 from tests.testweb.server import TestWeb
 
 Q = "How long does Example Cloud keep audit logs by default?"
-README = Path(__file__).parents[2] / "README.md"
+ROOT = Path(__file__).parents[2]
 
 
 def free_port() -> int:
@@ -117,11 +117,13 @@ def test_the_sdk_unchanged_against_sleuth_serve(
 
 
 def test_readme_curl_example(sleuth_serve: tuple) -> None:
-    """The README's curl example, run as written (only the port differs)."""
+    """The curl example of docs/http-api.md, run as written (only the port differs); the
+    README's copy of it is the same command."""
     base, key, _ = sleuth_serve
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Run it as a service", 1)[1].split("\n## ", 1)[0]
-    block = section.split("```sh\n# ask a question\n", 1)[1].split("```", 1)[0]
+    docs = (ROOT / "docs" / "http-api.md").read_text(encoding="utf-8")
+    block = docs.split("```sh\n# ask a question\n", 1)[1].split("```", 1)[0]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert block.strip() in readme, "the README's curl example differs from docs/http-api.md"
     script = block.replace("http://127.0.0.1:8000", base)
     done = subprocess.run(
         ["bash", "-c", script], env={**os.environ, "SLEUTH_KEY": key},

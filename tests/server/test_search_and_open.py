@@ -40,6 +40,43 @@ def test_search_applies_domain_lists_and_freshness(testweb_env: TestWeb) -> None
         assert scores == sorted(scores, reverse=True) and scores[0] == 1.0
 
 
+def test_relevance_scores_say_how_much_of_the_query_a_page_says_at_any_limit(
+    testweb_env: TestWeb,
+) -> None:
+    """Issue 27: at `limit: 3` every relevance_score was 0.0 (BM25 over three on-topic pages
+    gives each shared word no weight). Now a page's score is its own, whatever else was read."""
+    with serving() as served:
+        headers = {"X-API-Key": served.key("acme")}
+        url = f"{served.api}/orgs/acme/search"
+        by_limit = {}
+        for limit in (3, 5):
+            body = {"query": Q, "limit": limit, "search_depth": "advanced"}
+            found = httpx.post(url, json=body, headers=headers, timeout=60).json()["results"]
+            by_limit[limit] = {r["url"]: r["relevance_score"] for r in found if "passages" in r}
+        assert len(by_limit[3]) == 3
+        assert all(0.5 <= score <= 1.0 for score in by_limit[3].values()), by_limit[3]
+        assert by_limit[3] == {u: by_limit[5][u] for u in by_limit[3]}
+
+
+def test_relevance_is_the_share_of_the_query_a_passage_says() -> None:
+    from sleuth.app.lookup import relevance
+    from sleuth.types import Passage
+
+    def score(title: str, *texts: str) -> float:
+        return relevance("audit log retention period", title, [Passage(t, 0.0, 0) for t in texts])
+
+    assert score("", "Audit logs are retained; the retention period is 90 days.") == 1.0
+    assert score("", "Nothing here.", "The audit log is kept.") == 0.5  # the best passage
+    assert score("Audit log retention", "The period is 90 days.") == 0.25 + 0.75 / 2
+    assert (
+        score("", "Pricing for storage.") == 0.0
+        and score(
+            "",
+        )
+        == 0.0
+    )
+
+
 def test_open_access_serves_the_local_org_without_a_key(testweb_env: TestWeb) -> None:
     with serving(ServerConfig(open_access=True)) as served:
         me = httpx.get(f"{served.api}/whoami").json()

@@ -135,9 +135,16 @@ def test_fetch_event_source_watches_a_deep_run_from_a_live_url(
     testweb_env: TestWeb, llm: FakeLLMServer, node_modules: Path
 ) -> None:
     with serve(llm) as served:
-        query = urlencode({**deep_body(), "password": PASSWORD})
+        query = urlencode({**deep_body(), "ticket": ticket(served, PASSWORD)})
         out = fetch_event_source(node_modules, f"{served.base}/api/sse/live?{query}")
         check_deep_run(out, served, llm)
+
+
+def ticket(served: Served, secret: str) -> str:
+    got = httpx.post(served.base + "/api/sse/ticket", headers={"Authorization": f"Bearer {secret}"})
+    assert got.status_code == 200, got.text
+    value: str = got.json()["ticket"]
+    return value
 
 
 def test_a_bad_provider_is_one_error_event(
@@ -173,8 +180,11 @@ def test_the_password_or_a_key_is_needed(testweb_env: TestWeb, llm: FakeLLMServe
         for headers in ({"Authorization": f"Bearer {PASSWORD}"}, {"X-API-Key": key}):
             status, line = first_event(served, "POST", "/api/sse", json=body, headers=headers)
             assert (status, line) == (200, "event: infor")
-        live = {**body, "password": PASSWORD}
+        live = {**body, "ticket": ticket(served, PASSWORD)}
         assert first_event(served, "GET", "/api/sse/live", params=live) == (200, "event: infor")
+        assert first_event(served, "GET", "/api/sse/live", params=live)[0] == 401  # one use
+        for secret in ({"password": PASSWORD}, {"api_key": key}, {"key": key}):
+            assert first_event(served, "GET", "/api/sse/live", params={**body, **secret})[0] == 401
         searches_only = served.key("acme", scopes=("search",))
         no_scope = {"X-API-Key": searches_only}
         assert first_event(served, "POST", "/api/sse", json=body, headers=no_scope)[0] == 403
@@ -189,3 +199,49 @@ def test_the_servers_own_endpoint_must_exist_for_openaicompatible(testweb_env: T
     assert [f.event for f in got] == ["infor", "error"]
     assert "no model endpoint configured" in got[1].json["message"]
     assert testweb_env.searches == []
+
+
+def _one_weak_claim(received: Any) -> Any:
+    """The scripted model, but its writer adds a claim its source does not make: the checked
+    report then carries a `## Citation health` section listing that sentence by its marker."""
+    from tests.llm.fake_servers import Reply
+    from tests.server.research_llm import cited_number
+
+    prompt = prompt_of(received)
+    if "<sources>" not in prompt or "You review a draft" in prompt:
+        return research_llm(critic_rounds=0)(received)
+    n = cited_number(prompt)
+    claims = f"{CLAIM} [{n}]. The moon is made of green cheese [{n}, {n}].\n"
+    return Reply(chunks=["## Retention\n\n", claims[:40], claims[40:]])
+
+
+def _streamed_text(served: Served, key: str, references: bool) -> str:
+    body = {**deep_body(enableReferences=references), "query": "How long are audit logs kept?"}
+    headers = {"X-API-Key": key}
+    with httpx.stream("POST", f"{served.base}/api/sse", json=body, headers=headers,
+                      timeout=120) as r:  # fmt: skip
+        got = list(frames(r.iter_lines()))
+    assert "error" not in {f.event for f in got}, got
+    return "".join(f.json["text"] for f in got if f.event == "message")
+
+
+def test_enable_references_false_leaves_no_markers_sources_or_citation_health(
+    testweb_env: TestWeb,
+) -> None:
+    """Issue 27: with `enableReferences: false` the text kept dangling `[n]` markers and the
+    citation-health section (which names sentences by their markers)."""
+    import re
+
+    server = FakeLLMServer("openai", responder=_one_weak_claim).start()
+    try:
+        with serve(server) as served:
+            key = served.key("acme")
+            with_refs = _streamed_text(served, key, references=True)
+            without = _streamed_text(served, key, references=False)
+    finally:
+        server.stop()
+    assert re.search(r"\[\d+\]", with_refs) and "## Citation health" in with_refs
+    assert "## Sources" in with_refs  # the control: the same run with references on
+    assert not re.search(r"\[\s*\d", without), without
+    assert "## Citation health" not in without and "## Sources" not in without
+    assert f"{CLAIM}." in without and "green cheese." in without

@@ -41,7 +41,8 @@ TEXT = {
     "include": "notes.md,more.md", "allow_domain": "example.org example.com",
     "deny_domain": "bad.example", "tag": "one,two", "max_runtime": "90s",
     "result_cache_ttl": "5min", "since": "2024-01-31", "deep": "3",
-    "browser_executable": "/usr/bin/chromium",
+    "browser_executable": "/usr/bin/chromium", "allowed_hosts": "sleuth.example.org",
+    "trusted_proxies": "10.0.0.1", "metrics_token": "scrape-token",
 }  # fmt: skip
 RUN_TARGETS = ("engine", "run", "session")
 
@@ -122,8 +123,20 @@ def server_seen(config: ServerConfig) -> dict[str, Any]:
         "org_runs": config.org_runs,
         "org_rate": config.org_rate,
         "result_cache_ttl": config.result_cache_ttl_s,
-        "access_password": config.access_password,
+        "access_password": _password(config.access_password),
+        "allowed_hosts": config.allowed_hosts,
+        "trusted_proxies": config.trusted_proxies,
+        "metrics_token": config.metrics_token,
     }
+
+
+def _password(verifier: str | None) -> str | None:
+    """The password the app's verifier accepts (the app keeps only a verifier): the sample's,
+    or nothing."""
+    from sleuth.server.password import parse
+
+    found = parse(verifier or "")
+    return TEXT["access_password"] if found and found.matches(TEXT["access_password"]) else None
 
 
 class Reached(Exception):

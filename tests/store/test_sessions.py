@@ -65,6 +65,28 @@ def test_schema_is_migrated_once_and_in_wal_mode(tmp_path: Path) -> None:
     assert again.list() == ()
 
 
+def test_listing_carries_each_runs_confidence(store: SessionStore) -> None:
+    _save(store, result=make_result(confidence="low"))
+    assert [s.confidence for s in store.list()] == ["low"]
+
+
+def test_listing_carries_confidence_and_stage_also_for_sessions_saved_before_them(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path / "sessions.db")
+    steered = {"depth": "steered", "steering": {"stage": "plan"}}
+    store.save(make_record(DAY, result=make_result(confidence="medium"), options=steered))
+    assert [(s.confidence, s.stage) for s in store.list()] == [("medium", "plan")]
+    with closing(sqlite3.connect(store.path)) as conn:  # as a version-3 file had it
+        conn.execute("ALTER TABLE sessions DROP COLUMN confidence")
+        conn.execute("ALTER TABLE sessions DROP COLUMN stage")
+        conn.execute("PRAGMA user_version = 3")
+        conn.commit()
+    assert [(s.confidence, s.stage) for s in SessionStore(store.path).list()] == [
+        ("medium", "plan")
+    ]
+
+
 def test_duplicate_id_is_refused(store: SessionStore) -> None:
     record = _save(store)
     with pytest.raises(UsageError, match="already exists"):

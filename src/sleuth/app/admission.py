@@ -138,7 +138,7 @@ class Admission:
                 run=kind == "run",
             )
             if isinstance(admission, Refused):
-                raise self._refusal(admission)
+                raise self._refusal(admission, org)
             tally = Tally()
             tally.allowance = admission.allowance
             renewing = asyncio.create_task(self._renew(admission.reservation))
@@ -203,12 +203,18 @@ class Admission:
                 retry_after=self._wait(kind),
             )
 
-    def _refusal(self, refused: Refused) -> QuotaExceeded | RateLimited:
+    def _refusal(self, refused: Refused, org: str) -> QuotaExceeded | RateLimited:
         if refused.reason == "quota":
             self.observer.refused(QuotaExceeded.code)
             message = f"the organization's monthly {refused.meter} quota is used up"
             return QuotaExceeded(message, meter=refused.meter)
         self.observer.refused(RateLimited.code)
+        if refused.reason == "held":
+            message = (
+                f"what is left of the organization's monthly {refused.meter} quota is held by "
+                "its runs in progress; retry when they end"
+            )
+            return RateLimited(message, retry_after=self._wait("run", org))
         return RateLimited(
             "the organization already has its allowed number of runs going; retry shortly",
             retry_after=max(self.policy.retry_after_s, math.ceil(refused.retry_after)),

@@ -41,6 +41,8 @@ from .trace import Trace
 # the use case that needs it, so a CLI run pays only for the engine it runs.
 if TYPE_CHECKING:
     from ..graph.model import KnowledgeGraph
+    from ..store.ui_text import SavedText
+    from ..store.watches import WatchStore
     from .admission import Policy
     from .budget import Budget
     from .diff import SessionDiff
@@ -118,6 +120,20 @@ class Sleuth:
         if self._service_store is None:
             self._service_store = service_store(self.home, self.sessions, self.database_url)
         return self._service_store
+
+    @cached_property
+    def watches(self) -> WatchStore:
+        """Watched questions (`sleuth watch`): the database's, or a file under the home."""
+        from ..store.backend import watch_store
+
+        return watch_store(self.home, self.database_url)
+
+    @cached_property
+    def ui_text(self) -> SavedText:
+        """Where the web UI's Settings page keeps what it saves (the database's, or a file)."""
+        from ..store.ui_text import saved_text
+
+        return saved_text(self.home, self.database_url)
 
     def service(self, policy: Policy | None = None, **options: Any) -> Service:
         """The service use cases (admission, quotas, caching, shared runs) over this

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -237,13 +237,22 @@ async def answer_item(
 
 @dataclass(slots=True)
 class Tally:
-    """How a batch went: `total` lines, `skipped` already answered, `done`, `failed`."""
+    """How a batch went: `total` lines, `skipped` already answered, `done`, `failed`;
+    `failed_before` lines whose earlier failure was kept (not retried), `retried` lines
+    whose earlier failure was run again."""
 
     total: int = 0
     skipped: int = 0
     done: int = 0
     failed: int = 0
     duplicates: int = 0
+    failed_before: int = 0
+    retried: int = 0
+
+    @property
+    def unanswered(self) -> int:
+        """Lines of this batch that stand failed: this run's and the kept earlier ones."""
+        return self.failed + self.failed_before
 
     def count(self, record: Record) -> None:
         if "error" in record:
@@ -255,8 +264,16 @@ class Tally:
 Sink = Callable[[Record], Awaitable[None] | None]
 
 
-def pending(parsed: Iterable[Parsed], answered: set[str], tally: Tally) -> list[Parsed]:
-    """The lines still to do: not answered in an earlier run, each id once."""
+def pending(
+    parsed: Iterable[Parsed],
+    answered: Collection[str],
+    tally: Tally,
+    *,
+    failed: Collection[str] = frozenset(),
+    retry_failed: bool = False,
+) -> list[Parsed]:
+    """The lines still to do, each id once: not answered in an earlier run, and not failed
+    in one unless `retry_failed` (a line fixed since keeps its id, so only a retry runs it)."""
     todo: list[Parsed] = []
     seen: set[str] = set()
     for entry in parsed:
@@ -265,8 +282,12 @@ def pending(parsed: Iterable[Parsed], answered: set[str], tally: Tally) -> list[
             tally.skipped += 1
         elif entry.id in seen:
             tally.duplicates += 1
+        elif entry.id in failed and not retry_failed:
+            seen.add(entry.id)
+            tally.failed_before += 1
         else:
             seen.add(entry.id)
+            tally.retried += entry.id in failed
             todo.append(entry)
     return todo
 

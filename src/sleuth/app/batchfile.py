@@ -1,9 +1,11 @@
 """The files of a local batch: questions in (JSONL, read line by line, a huge line refused
 without being held in memory) and records out (JSONL, one write per record, flushed).
 
-The output is also the batch's memory: on a resumed run, every id already in it is skipped.
-A kill can leave half a record at its end; that tail is cut off before new records are
-appended, so the file stays one JSON object per line.
+The output is also the batch's memory: on a resumed run, every id answered in it is skipped,
+and so is every id that failed unless the run retries failures — then those failure records
+are taken out of the file first, so each id keeps one record. A kill can leave half a record
+at its end; that tail is cut off before new records are appended, so the file stays one JSON
+object per line.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -53,6 +56,15 @@ def _skip_rest(handle: IO[bytes]) -> int:
             return skipped
 
 
+@dataclass(frozen=True, slots=True)
+class Prior:
+    """What an earlier run left in the results: ids answered, ids that failed (an id's last
+    record decides)."""
+
+    answered: frozenset[str] = frozenset()
+    failed: frozenset[str] = frozenset()
+
+
 class ResultsFile:
     """Records appended to a JSONL file (or written to a stream such as stdout)."""
 
@@ -63,18 +75,50 @@ class ResultsFile:
 
     def answered(self) -> set[str]:
         """Ids with a record already in the file (cutting off a half-written last line)."""
+        prior = self.prior()
+        return set(prior.answered | prior.failed)
+
+    def prior(self) -> Prior:
+        """The ids the file already answered and the ids it holds as failures."""
+        last: dict[str, bool] = {}
+        for ident, failed, _ in self._records():
+            if ident is not None:
+                last[ident] = failed
+        return Prior(
+            frozenset(i for i, bad in last.items() if not bad),
+            frozenset(i for i, bad in last.items() if bad),
+        )
+
+    def forget(self, ids: frozenset[str]) -> int:
+        """Take the records of `ids` out of the file (before they are run again), replacing
+        it in one rename so a kill leaves the old file or the new one; how many went."""
+        if self.path is None or not ids or not self.path.exists():
+            return 0
+        kept, dropped = [], 0
+        for ident, _, text in self._records():
+            if ident in ids:
+                dropped += 1
+            else:
+                kept.append(text)
+        if dropped:
+            spare = self.path.with_name(self.path.name + ".tmp")
+            spare.write_text("".join(kept), encoding="utf-8")
+            os.replace(spare, self.path)
+        return dropped
+
+    def _records(self) -> Iterator[tuple[str | None, bool, str]]:
+        """(id, failed, line) of each line already in the file (id None for a line that is
+        no record); a half-written last line is cut off first."""
         if self.path is None or not self.path.exists():
-            return set()
+            return
         if self.path.is_dir():
             raise UsageError(f"--out: {self.path} is a directory; give a file name")
         _cut_partial_tail(self.path)
-        ids: set[str] = set()
         with self.path.open("r", encoding="utf-8", errors="replace") as handle:
             for text in handle:
-                ident = _record_id(text)
-                if ident is not None:
-                    ids.add(ident)
-        return ids
+                data = _record(text)
+                ident = data.get("id")
+                yield (ident if isinstance(ident, str) else None), "error" in data, text
 
     def write(self, record: dict[str, Any]) -> None:
         handle = self._open()
@@ -102,13 +146,12 @@ class ResultsFile:
         self._handle = None
 
 
-def _record_id(text: str) -> str | None:
+def _record(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        return None
-    ident = data.get("id") if isinstance(data, dict) else None
-    return ident if isinstance(ident, str) else None
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _cut_partial_tail(path: Path) -> None:

@@ -1,5 +1,8 @@
 """What changed between two saved runs: metadata, the source set, and the answer's lines.
 
+The answer compared is the run's own unless a `Version` is given: the text of a saved edit
+(the web UI compares what the person kept, not the report as first generated).
+
 Sources are matched by normalized URL, so `www.` or a tracking parameter does not count as a
 change; the answer diff is a deterministic line diff whose unchanged stretches are collapsed.
 """
@@ -81,9 +84,20 @@ def _by_url(sources: tuple[Source, ...]) -> dict[str, str]:
     return {normalize_url(s.url): s.url for s in sorted(sources, key=lambda s: s.number)}
 
 
-def _answer_lines(record: SessionRecord) -> list[str]:
-    lines = (record.result.answer or "").splitlines()
-    return [line.rstrip() for line in lines if line.strip()]
+@dataclass(frozen=True, slots=True)
+class Version:
+    """The text of a run to compare: a saved edit of its answer, and how to name it."""
+
+    text: str
+    label: str  # "revision 2"
+
+
+AS_GENERATED = "as generated"
+
+
+def _answer_lines(record: SessionRecord, version: Version | None) -> list[str]:
+    text = version.text if version is not None else record.result.answer or ""
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
 
 
 def _line_diff(old: list[str], new: list[str]) -> tuple[str, ...]:
@@ -95,11 +109,20 @@ def _line_diff(old: list[str], new: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def diff_sessions(a: SessionRecord, b: SessionRecord) -> SessionDiff:
-    """How run `b` differs from run `a` (usually the older one)."""
+def diff_sessions(
+    a: SessionRecord,
+    b: SessionRecord,
+    a_version: Version | None = None,
+    b_version: Version | None = None,
+) -> SessionDiff:
+    """How run `b` differs from run `a` (usually the older one); a version given for a run is
+    the text compared for it."""
     meta_a, meta_b = _metadata(a), _metadata(b)
+    if a_version is not None or b_version is not None:
+        meta_a["report"] = a_version.label if a_version is not None else AS_GENERATED
+        meta_b["report"] = b_version.label if b_version is not None else AS_GENERATED
     urls_a, urls_b = _by_url(a.result.sources), _by_url(b.result.sources)
-    old, new = _answer_lines(a), _answer_lines(b)
+    old, new = _answer_lines(a, a_version), _answer_lines(b, b_version)
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     unchanged = sum(block.size for block in matcher.get_matching_blocks())
     seconds = (parse_iso(b.created_at) - parse_iso(a.created_at)).total_seconds()

@@ -131,4 +131,8 @@ async def browser(settings: Settings) -> list[Check]:
     )
     ok, detail = await probe_browser(config)
     name = "cdp" if config.cdp_endpoint else "chromium"
-    return [Check("browser", name, "ok" if ok else "warn", detail)]
+    # A browser the settings name (an endpoint, an executable, `browser = always`) that does
+    # not answer breaks every run that reads a page through it: a failure. The default one
+    # only helps when plain HTTP reads too little: its absence is a warning.
+    named = bool(config.cdp_endpoint or config.executable) or settings.browser == "always"
+    return [Check("browser", name, "ok" if ok else ("fail" if named else "warn"), detail)]

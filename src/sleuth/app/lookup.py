@@ -21,6 +21,7 @@ from ..pipeline.evidence import Read, rank_passages
 from ..pipeline.read import ReadLimits, read_all
 from ..ports import Fetcher
 from ..runtime import Tasks
+from ..text import content_tokens
 from ..types import Passage, ResearchRequest, SearchResult, Source
 
 MAX_EXTRACT_URLS = 10
@@ -98,8 +99,34 @@ async def read_hits(
             hits.append(ReadHit(_with_page(r), skipped=reason))
             continue
         kept = tuple(best[:passages])
-        hits.append(ReadHit(_with_page(r), kept, kept[0].score if kept else 0.0))
+        title = r.page.title if r.page is not None else ""
+        hits.append(ReadHit(_with_page(r), kept, relevance(query, title, kept)))
     return hits
+
+
+def relevance(query: str, title: str, passages: Sequence[Passage]) -> float:
+    """How much of the query a read page says, from 0 to 1: the share of the query's content
+    words in its best passage, a word only in the page's title counting half. BM25 cannot be
+    this number: it ranks passages against the others read with them, and when every passage
+    carries the query's words (three on-topic pages) each word's weight, hence every score, is
+    0. This one does not depend on what else was read."""
+    wanted = {_stem(w) for w in content_tokens(query)}
+    if not wanted or not passages:
+        return 0.0
+    in_title = {_stem(w) for w in content_tokens(title)} & wanted
+    best = 0.0
+    for passage in passages:
+        said = {_stem(w) for w in content_tokens(passage.text)} & wanted
+        best = max(best, len(said) + 0.5 * len(in_title - said))
+    return best / len(wanted)
+
+
+def _stem(word: str) -> str:
+    """`logs` and `log`, `retained` and `retain` as one word (enough for a coverage share)."""
+    for suffix in ("ies", "s", "ed", "ing"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
 
 
 def _with_page(read: Read) -> SearchResult:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import SleuthError
+from ..store.service import KEY_PREFIX as KEY_PREFIX  # how a key's secret starts
 from ..store.service import KeyStore, QuotaStore, hash_secret
 from .caller import Caller
 

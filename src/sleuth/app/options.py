@@ -74,7 +74,7 @@ def prepare(question: str, base: Settings, values: Mapping[str, Any]) -> Prepare
     request_values = _request_values(table)
     request_values.update({k: v for k, v in loose.items() if k in request_fields})
     request = ResearchRequest(question=question, **request_values)
-    return Prepared(settings, request, _saving(table))
+    return Prepared(settings, request, _saving(table, request))
 
 
 def _engine_values(values: dict[str, Any]) -> dict[str, Any]:
@@ -106,8 +106,10 @@ def _request_values(table: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _saving(table: Mapping[str, Any]) -> Saving:
+def _saving(table: Mapping[str, Any], request: ResearchRequest) -> Saving:
     kept = {k: table[k] for k in ("search", "max_sources", "source_authority") if k in table}
+    # The citation check's threshold, so an evidence pack re-checks with the run's own.
+    kept["cite_min_recall"] = request.cite_min_recall
     return Saving(not table.get("no_sessions", False), tuple(table.get("tag", ())), None, kept)
 
 

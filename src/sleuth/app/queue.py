@@ -32,6 +32,7 @@ from .caller import LOCAL_ORG, Caller
 from .options import Prepared
 from .runs import finish
 from .service import wanted
+from .watch_queue import register_watches
 
 if TYPE_CHECKING:
     import procrastinate
@@ -85,6 +86,7 @@ def queue_app(url: str, runner: Runner | None = None) -> procrastinate.App:
             raise RuntimeError("this process only enqueues questions")
         await runner.answer(batch, n)
 
+    register_watches(app, runner, queue=QUEUE)  # watched questions (app/watch_queue.py)
     return app
 
 

@@ -1,7 +1,9 @@
 """Editing a finished answer: save an edited text as a new revision of its session, and have
 the model transform it (reading level, shorter, longer, another language) keeping its `[n]`
 citations. Every text is checked again against the session's own sources before it is shown
-or saved, so an edit cannot add a citation the sources do not support without it showing."""
+or saved, so an edit cannot add a citation the sources do not support without it showing. A
+translation is checked through the text it was made from (`pipeline/carry.py`): its words can
+match no source word for word."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import UsageError
 from ..llm.complete import complete
 from ..llm.thinking import strip_reasoning_text
+from ..pipeline.carry import carried
 from ..pipeline.cite import normalize, verify
 from ..prompts import load
 from ..types import Verification
@@ -36,21 +39,29 @@ class Checked:
     verification: Verification
 
 
-def check(app: Sleuth, session_id: str, text: str) -> Checked:
-    """`text` as it would be saved for this session, with its citation check."""
+def check(app: Sleuth, session_id: str, text: str, basis: str = "") -> Checked:
+    """`text` as it would be saved for this session, with its citation check; `basis`, when
+    `text` is a translation, is the text it translates."""
     if not text.strip():
         raise UsageError("the report is empty", setting="text")
-    if len(text) > MAX_TEXT:
+    if len(text) > MAX_TEXT or len(basis) > MAX_TEXT:
         raise UsageError(f"the report is over {MAX_TEXT} characters", setting="text")
     record = app.sessions.get(session_id)
     sources = record.result.sources
-    clean = normalize(text.replace("\r\n", "\n"), {s.number for s in sources})
+    numbers = {s.number for s in sources}
+    clean = normalize(text.replace("\r\n", "\n"), numbers)
     recall = app.prepare(record.question).request.cite_min_recall
-    return Checked(clean, verify(clean, sources, recall))
+    verification = verify(clean, sources, recall)
+    if basis.strip():
+        base = normalize(basis.replace("\r\n", "\n"), numbers)
+        verification = carried(clean, verification, base, verify(base, sources, recall))
+    return Checked(clean, verification)
 
 
-def save_revision(app: Sleuth, session_id: str, text: str, note: str = "edited") -> int:
-    checked = check(app, session_id, text)
+def save_revision(
+    app: Sleuth, session_id: str, text: str, note: str = "edited", basis: str = ""
+) -> int:
+    checked = check(app, session_id, text, basis)
     return app.sessions.add_revision(
         session_id, checked.text, checked.verification.to_json(), note[:200]
     )
@@ -78,4 +89,6 @@ async def transform(
     ask = TRANSFORMS[kind].format(language=language.strip()[:40])
     prompt = load("transform").format(instruction=ask, report=text.strip()[:MAX_TEXT])
     rewritten = strip_reasoning_text(await complete(model, prompt, MAX_TOKENS)).strip()
+    if kind == "translate" and rewritten:
+        return check(app, session_id, rewritten, basis=text)
     return check(app, session_id, rewritten or text)

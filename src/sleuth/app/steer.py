@@ -24,6 +24,7 @@ from ..events import Event
 from ..settings.table import SETTINGS
 from ..store.codec import result_from_json
 from ..store.records import SessionRecord
+from ..think.plan import HeuristicPlanner
 from ..think.vet import vet
 from ..types import Result, Source, Usage
 from .assemble import Assembled, build_parts
@@ -148,12 +149,18 @@ async def make_plan(
     answered = replace(steering, answers=tuple(a.strip() for a in answers))
     prepared = app.prepare(answered.question, **answered.values)
     built = build_parts(prepared.settings, app.resources)
+    planner = built.parts.stages.planner
     try:
-        proposed = await built.parts.stages.planner.plan(answered.brief)
+        proposed = await planner.plan(answered.brief)
     finally:
         await built.aclose()
     used = _model_use(built, started)
     plan = [v.query for q in proposed if (v := vet(q, answered.brief)).query]
+    if isinstance(planner, HeuristicPlanner) or not plan:
+        # Without a model the plan is what a deep run searches: the question itself, then
+        # the parts of it the heuristics found (often none for a short question). A model's
+        # plan is its own, unless none of it survived vetting: never an empty plan.
+        plan = [answered.question, *plan]
     # A new plan starts the rounds over, as an edited one does.
     planned = replace(
         answered, stage="plan", plan=tuple(dict.fromkeys(plan)), rounds=(), result=None
@@ -185,7 +192,9 @@ async def explore(
     """One round of search and reading: the plan first, then the person's suggestions."""
     if steering.stage not in ("plan", "explore"):
         raise UsageError("explore comes after the plan", setting="stage")
-    queries = list(steering.plan if not steering.rounds else ())
+    # A first round searches the plan; a plan saved empty (before plans always held the
+    # question) searches the question.
+    queries = list(steering.plan or (steering.question,)) if not steering.rounds else []
     queries += [" ".join(s.split())[:200] for s in suggestions if s.strip()]
     if not queries:
         raise UsageError("another round needs a suggestion to search", setting="suggestions")

@@ -1,7 +1,8 @@
 """`sleuth batch questions.jsonl`: answer many questions, one JSON line each, into a JSONL file
-of results — resumable (ids already in the output are skipped), every failure recorded with
-its reason, none stopping the batch. With `--queue` the questions go to the PostgreSQL task
-queue instead, for `sleuth worker` processes on any machine to answer."""
+of results — resumable (ids already answered in the output are skipped, and failed ones too
+unless `--retry-failed`), every failure recorded with its reason, none stopping the batch.
+With `--queue` the questions go to the PostgreSQL task queue instead, for `sleuth worker`
+processes on any machine to answer."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from click.core import ParameterSource
 from ..errors import UsageError
 from ..limits import deep_value
 from ..settings.table import SETTINGS
-from .batch_progress import Bar, summary
+from .batch_progress import Bar, summary, to_do
 from .configmap import load, typed
 from .options import LLM, READING, SEARCH, option, table_options
 
@@ -33,6 +34,7 @@ EXAMPLES = """
 Examples:
   sleuth batch questions.jsonl --out results.jsonl
   sleuth batch questions.jsonl --depth deep --concurrency 2 --search=searxng
+  sleuth batch questions.jsonl --retry-failed     # run the failed lines again
   SLEUTH_DATABASE_URL=postgresql://sleuth@db/sleuth sleuth batch questions.jsonl --queue
 
 \b
@@ -64,7 +66,13 @@ A record: {"id", "line", "question", "result": {...}} or {..., "error": {"kind",
     type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
     default=None,
     help="Results file (JSONL; default QUESTIONS.results.jsonl; '-' for stdout, "
-    "not resumable). Ids already in it are skipped.",
+    "not resumable). Ids answered in it are skipped; failed ones too unless --retry-failed.",
+)
+@option(
+    "--retry-failed",
+    is_flag=True,
+    help="Run again the lines whose record in the results is a failure (their old records "
+    "are replaced).",
 )
 @option(
     "--queue",
@@ -88,12 +96,14 @@ def batch(
     queue: bool,
     no_wait: bool,
     follow: str | None,
+    retry_failed: bool,
     **flags: Any,
 ) -> None:
     """Research every question of QUESTIONS (JSONL) and write one record per line.
 
-    Progress goes to stderr (a bar in a terminal). Exit 0 when every question was answered,
-    1 when any line failed (each failure is in the results with its reason)."""
+    Progress goes to stderr (a bar in a terminal). Exit 0 when every question has an answer,
+    1 when any line stands failed — this run's failures and earlier ones not retried (each
+    failure is in the results with its reason)."""
     ctx = click.get_current_context()
     resolved = load(ctx)
     values = resolved.given("engine", "run", "session")
@@ -105,10 +115,14 @@ def batch(
     if queue or follow:
         from .batch_queue import queued
 
-        failed = queued(questions, _queued(ctx, values), target, follow=follow, wait=not no_wait)
+        given = _queued(ctx, values)
+        failed = queued(
+            questions, given, target, follow=follow, wait=not no_wait, retry_failed=retry_failed
+        )
     else:
         assert questions is not None
-        failed = _run_local(questions, values, target, batch_concurrency, resolved.settings())
+        settings = resolved.settings()
+        failed = _run_local(questions, values, target, batch_concurrency, retry_failed, settings)
     if failed:
         sys.exit(1)
 
@@ -139,15 +153,16 @@ def _run_local(
     values: dict[str, Any],
     target: Path | None,
     workers: int,
+    retry: bool,
     settings: Settings,
 ) -> int:
     from ..app.application import Sleuth
-    from ..app.batch import Tally, pending, run_local
-    from ..app.batchfile import ResultsFile, read_questions
+    from ..app.batch import Tally, run_local
+    from ..app.batchfile import ResultsFile
 
     results = ResultsFile(target, sys.stdout)
     tally = Tally()
-    todo = pending(read_questions(questions), results.answered(), tally)
+    todo = to_do(questions, results, tally, retry)
     bar = Bar(sys.stderr, len(todo))
 
     def sink(record: dict[str, Any]) -> None:
@@ -165,7 +180,7 @@ def _run_local(
         results.close()
         bar.close()
     summary(tally, target)
-    return tally.failed
+    return tally.unanswered
 
 
 COMMANDS = [batch]

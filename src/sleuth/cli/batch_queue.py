@@ -26,8 +26,9 @@ def queued(
     *,
     follow: str | None,
     wait: bool,
+    retry_failed: bool = False,
 ) -> int:
-    """Enqueue (unless following) and follow; the number of failed questions."""
+    """Enqueue (unless following) and follow; the number of lines that stand failed."""
     absent = missing("queue")
     if absent:
         raise UsageError(
@@ -40,25 +41,30 @@ def queued(
 
     url = queue_url(database_url())
     results = ResultsFile(target, sys.stdout)
-    answered = results.answered()
-    batch_id = follow
+    batch_id, kept_failures = follow, 0
     if batch_id is None:
         assert questions is not None
-        batch_id = _enqueue(url, questions, given, answered)
+        batch_id, kept_failures = _enqueue(url, questions, given, results, retry_failed)
         if not wait:
             echo(batch_id)
             return 0
     try:
-        return _follow(url, batch_id, results, answered, target)
+        # what the file already holds is not written again (after a retry's `forget`,
+        # the retried lines' old failures are no longer in it)
+        return _follow(url, batch_id, results, results.answered(), target) + kept_failures
     finally:
         results.close()
 
 
-def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str]) -> str:
-    from ..app.batch import Tally, pending
-    from ..app.batchfile import read_questions
+def _enqueue(
+    url: str, questions: Path, given: dict[str, Any], results: Any, retry: bool
+) -> tuple[str, int]:
+    """Queue the lines still to do: the batch id, and how many lines keep an earlier
+    failure (not retried)."""
+    from ..app.batch import Tally
     from ..app.caller import LOCAL_ORG
     from ..app.queue import enqueue, prepare_schema
+    from .batch_progress import to_do
 
     workers = sorted(k for k in given if k != "deep" and SETTINGS[k].target == "engine")
     if workers:
@@ -68,7 +74,7 @@ def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str
             "give them to `sleuth worker`"
         )
     tally = Tally()
-    todo = pending(read_questions(questions), answered, tally)
+    todo = to_do(questions, results, tally, retry)
 
     async def go() -> tuple[str, int]:
         await prepare_schema(url)
@@ -76,12 +82,17 @@ def _enqueue(url: str, questions: Path, given: dict[str, Any], answered: set[str
 
     batch_id, count = asyncio.run(go())
     skipped = f", {tally.skipped} already in the results" if tally.skipped else ""
+    if tally.failed_before:
+        skipped += (
+            f", {tally.failed_before} failed in an earlier run and skipped "
+            "(run them again with --retry-failed)"
+        )
     echo(
         f"sleuth: batch {batch_id}: {count} questions queued, {len(todo) - count} bad lines "
         f"recorded{skipped}; follow it with: sleuth batch --follow {batch_id}",
         err=True,
     )
-    return batch_id
+    return batch_id, tally.failed_before
 
 
 def _follow(url: str, batch_id: str, results: Any, answered: set[str], target: Path | None) -> int:
@@ -113,4 +124,4 @@ def _follow(url: str, batch_id: str, results: Any, answered: set[str], target: P
 class _Counts:
     def __init__(self, total: int, done: int, failed: int) -> None:
         self.total, self.done, self.failed = total, done, failed
-        self.skipped = self.duplicates = 0
+        self.skipped = self.duplicates = self.failed_before = self.retried = 0

@@ -10,9 +10,10 @@ import click
 
 from ..errors import UsageError
 from ..evaluate.questions import load_questions, sample, with_gold_urls
+from ..limits import DEEP_ROUNDS
 from ..types import ResearchRequest
 from .configmap import load
-from .options import LLM, option, table_options
+from .options import LLM, note, option, table_options
 from .render import echo
 
 EXAMPLES = """
@@ -21,6 +22,7 @@ Examples:
   sleuth eval questions.jsonl --corpus docs.jsonl --out eval-results/
   sleuth eval questions.jsonl --corpus docs.jsonl --unanswerable
   sleuth eval questions.jsonl --search=searxng --limit 20 --sample 7
+  sleuth eval questions.jsonl --corpus docs.jsonl --deep
 \b
 QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
 "gold_doc_ids"? | "gold_urls"?} a line. DOCS.jsonl: one {"id", "url" (http://),
@@ -54,12 +56,13 @@ QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
     show_default=True,
     help="Questions researched at once (1 keeps latency figures clean).",
 )
+@table_options("deep")
 @option(
     "--depth",
     type=click.Choice(["quick", "deep"]),
-    default="quick",
-    show_default=True,
-    help="Research depth for every question.",
+    default=None,
+    hidden=True,  # the word eval used before it said --deep as ask does; still understood
+    help="Research depth for every question (say --deep, as ask does).",
 )
 @option(
     "--out",
@@ -81,7 +84,8 @@ def eval_cmd(
     limit: int | None,
     seed: int | None,
     concurrency: int,
-    depth: str,
+    deep: int | None,
+    depth: str | None,
     out: Path,
     unanswerable: bool,
     **flags: Any,
@@ -101,8 +105,9 @@ def eval_cmd(
     docs = load_docs(corpus) if corpus is not None else None
     if docs is not None:
         picked = with_gold_urls(picked, {d.id: d.url for d in docs})
-    settings = load().settings()
-    template = ResearchRequest("?", depth="deep" if depth == "deep" else "quick")
+    resolved = load()
+    settings = resolved.settings()
+    template = _template(resolved.values["deep"], depth)
     evaluation = asyncio.run(
         evaluate(
             picked,
@@ -117,6 +122,16 @@ def eval_cmd(
     echo(evaluation.table(), nl=False)
     json_path, md_path = write_reports(evaluation, out)
     echo(f"reports: {json_path} {md_path}", err=True)
+
+
+def _template(deep: int | None, depth: str | None) -> ResearchRequest:
+    """Every question's depth, in ask's words: quick, or `--deep[=N]` critic rounds."""
+    if depth is not None:
+        note(f"--depth {depth} is {'--deep' if depth == 'deep' else 'the default'} now, as in ask")
+        deep = DEEP_ROUNDS if depth == "deep" else None
+    if deep is None:
+        return ResearchRequest("?")
+    return ResearchRequest("?", depth="deep", deep_rounds=deep)
 
 
 def _progress(done: int, total: int, row: Any) -> None:

@@ -1,7 +1,8 @@
 """`sleuth kb add|ls|rm|search|stats|watch`: manage local knowledge bases.
 
 Each command parses, calls `sleuth.kb.KnowledgeBase`, and renders. Knowledge bases live in
-`$SLEUTH_HOME/kb.db`; `--kb NAME` picks one (default "default"). Research one with
+`$SLEUTH_HOME/kb.db`, or in the database of SLEUTH_DATABASE_URL when one is set; `--kb NAME`
+picks one (default "default"). Research one with
 `sleuth ask "Q" --search=kb[:NAME]`.
 """
 

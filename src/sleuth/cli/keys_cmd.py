@@ -15,6 +15,7 @@ import click
 from ..app.caller import LOCAL_ORG
 from ..errors import UsageError
 from .options import table_option
+from .signing_cmd import signing
 
 ORG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 
@@ -140,4 +141,5 @@ def revoke_cmd(key_id: str) -> None:
     click.echo(f"revoked {found.id} ({found.org})")
 
 
+keys.add_command(signing)  # the evidence packs' signing key: `sleuth keys signing create|show`
 COMMANDS = [keys]

@@ -17,6 +17,7 @@ import click
 from ..errors import SleuthError
 from ..settings.table import flag_name
 from .configmap import CONFIGURABLE, profile_option
+from .helpformat import sectioned
 from .hints import hint_for
 from .render import echo
 
@@ -38,6 +39,8 @@ COMMAND_MODULES = {
     "db": "db_cmd",
     **dict.fromkeys(("serve", "ui"), "serve_cmd"),
     "mcp": "mcp_cmd",
+    "verify": "verify_cmd",
+    "watch": "watch_cmd",
 }
 GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
 
@@ -57,7 +60,7 @@ class DefaultToAsk(click.Group):
         for command in importlib.import_module(f"sleuth.cli.{module}").COMMANDS:
             if command.name in CONFIGURABLE:  # --profile also after the command
                 command.params.append(profile_option())
-            self.add_command(command)
+            self.add_command(sectioned(command))
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         at = _first_word(args)

@@ -15,7 +15,7 @@ from .serve_cmd import ENGINE
 
 EXAMPLES = """
 \b
-Examples (an MCP client starts it; see the README's "Use it from an agent"):
+Examples (an MCP client starts it; see docs/mcp.md):
   sleuth mcp
   sleuth mcp --search=searxng --base-url=http://127.0.0.1:11434/v1 --model=qwen3
 """

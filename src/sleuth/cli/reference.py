@@ -1,9 +1,10 @@
-"""The README's references, generated so they cannot drift: the commands (from the click
-commands) and the settings (from the settings table).
+"""The documentation site's references, generated so they cannot drift: the commands (from
+the click commands) and the settings (from the settings table).
 
-`python -m sleuth.cli.reference` prints the commands; `make docs` writes both between the
-README's `<!-- commands:start/end -->` and `<!-- settings:start/end -->` markers; a test checks
-they match.
+`python -m sleuth.cli.reference` prints the commands; `python -m sleuth.cli.reference docs/`
+(what `make docs` runs before building the site) writes them into `docs/cli.md` between its
+`<!-- commands:start/end -->` markers and the settings into `docs/settings.md` between its
+`<!-- settings:start/end -->` markers; `tests/test_docs.py` checks both match.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def _command_block(path: str, command: click.Command) -> str:
         usage = " ".join(command.collect_usage_pieces(ctx))
     summary = (command.help or "").strip().split("\n\n")[0]
     summary = " ".join(summary.split())
-    lines = [f"#### `{path}`", "", summary, "", f"    {path} {usage}".rstrip(), ""]
+    lines = [f"### `{path}`", "", summary, "", f"    {path} {usage}".rstrip(), ""]
     lines += [line for p in command.params if (line := _option_line(p))]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -85,12 +86,30 @@ def splice(readme: str, generated: str, start: str = START, end: str = END) -> s
     return pattern.sub(lambda _: f"{start}\n{generated}{end}", readme)
 
 
+# Each generated block: the page of docs/ it lives in, its markers, and what fills them.
+PAGES = (
+    ("cli.md", START, END, reference),
+    ("settings.md", SETTINGS_START, SETTINGS_END, settings_reference),
+)
+
+
+def write_pages(docs: Path) -> list[Path]:
+    """Regenerate every block in `docs`; a page that lost its markers is an error, not a skip."""
+    written = []
+    for name, start, end, generate in PAGES:
+        path = docs / name
+        text = path.read_text(encoding="utf-8")
+        if start not in text or end not in text:
+            raise SystemExit(f"{path}: the {start} and {end} markers are missing")
+        path.write_text(splice(text, generate(), start, end), encoding="utf-8")
+        written.append(path)
+    return written
+
+
 def main() -> None:
     if len(sys.argv) > 1:
-        path = Path(sys.argv[1])
-        text = splice(path.read_text(encoding="utf-8"), reference())
-        text = splice(text, settings_reference(), SETTINGS_START, SETTINGS_END)
-        path.write_text(text, encoding="utf-8")
+        for path in write_pages(Path(sys.argv[1])):
+            sys.stdout.write(f"wrote {path}\n")
     else:
         sys.stdout.write(reference())
 

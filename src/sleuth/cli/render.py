@@ -23,7 +23,7 @@ from ..events import (
     WriterStarted,
 )
 from ..settings.table import flag_name
-from ..text.display import terminal_safe
+from ..text.display import counted, terminal_safe
 from ..types import Result
 
 
@@ -51,6 +51,7 @@ class Progress:
         self.draft = ""  # the text of the latest draft, to tell whether the final repeats it
         self.read = self.skipped = self.to_read = 0
         self.found: dict[str, int] = {}  # results per backend in the current round
+        self.status = ""  # the status line on show: the same one again is not news
         self.thinking = False  # inside a run of reasoning text on the stream
 
     def __call__(self, event: Event) -> None:
@@ -67,7 +68,8 @@ class Progress:
             self._line(event.describe(), keep=True)
         elif self.live:
             status = self._status(event)
-            if status:
+            if status and status != self.status:
+                self.status = status
                 self._line(status, keep=False)
 
     def _reasoning(self, text: str) -> None:
@@ -108,12 +110,16 @@ class Progress:
             return f"search backend {event.backend} failed: {event.error}"[:100]
         if isinstance(event, ReadStarted):
             self.to_read += event.pages
+            if not self.to_read:
+                return None  # only local files (read already) or snippets: nothing to fetch
         if isinstance(event, ReadStarted | Fetched | FetchSkipped):
             self.read += isinstance(event, Fetched)
             self.skipped += isinstance(event, FetchSkipped)
             return f"reading: {self.read} of {self.to_read} read, {self.skipped} skipped"
         if isinstance(event, PassagesKept):
-            return f"kept {event.passages} passages from {event.sources} sources"
+            return (
+                f"kept {counted(event.passages, 'passage')} from {counted(event.sources, 'source')}"
+            )
         if isinstance(event, WriterStarted):
             return f"writing ({event.writer})"
         return None
@@ -123,6 +129,7 @@ class Progress:
             self.stream.write("\r\x1b[2K")
         text = terminal_safe(text).replace("\n", " ")  # one line, whatever came from outside
         if keep:
+            self.status = ""  # the status line was cleared for this one
             self.stream.write(text + "\n")
         else:
             self.stream.write(text[:120])
@@ -158,4 +165,5 @@ def confidence_line(result: Result) -> str:
         f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
     )
     why = f" · {result.confidence_reasons[0]}" if result.confidence_reasons else ""
-    return f"confidence · {result.confidence}{why} · {len(result.sources)} sources · {checks}"
+    sources = counted(len(result.sources), "source")
+    return f"confidence · {result.confidence}{why} · {sources} · {checks}"

@@ -143,10 +143,15 @@ def show(result: Result, output: Output, cost: str = "", shown: str | None = Non
 def write_out(path: Path, text: str) -> None:
     """Write an output file; any failure (a full disk, a name too long, a directory, a file
     in /proc) is one line naming the file, never a traceback."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """`write_out` for bytes (an evidence pack)."""
     try:
         if path.is_dir():
             raise UsageError(f"--out: {path} is a directory; give a file name")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(data)
     except OSError as exc:
         raise UsageError(f"--out: cannot write {path}: {exc.strerror or exc}") from exc

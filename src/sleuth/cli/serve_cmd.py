@@ -25,11 +25,13 @@ ENGINE = (
     "context_tokens", "max_cost",
 )  # fmt: skip
 SERVER = ("run_slots", "org_runs", "org_rate", "result_cache_ttl")  # besides host, port, workers
+EDGE = ("allowed_hosts", "trusted_proxies", "metrics_token")  # how it faces the network
 EXAMPLES = """
 \b
 Examples:
   sleuth keys create --org acme        # prints the key once
   sleuth serve --port 8000
+  sleuth serve --host 0.0.0.0 --allowed-hosts sleuth.example.com --trusted-proxies 10.0.0.2
   sleuth serve --host 0.0.0.0 --workers 2 --search=searxng --base-url=http://127.0.0.1:11434/v1
 """
 
@@ -41,13 +43,15 @@ Examples:
     is_flag=True,
     help="Serve without API keys: every request acts for the organization 'local'.",
 )
-@table_options(*SERVER, *ENGINE)
+@table_options(*SERVER, *ENGINE, *EDGE)
 def serve(no_auth: bool, **flags: Any) -> None:
-    """Serve the Research API (research, search, extract; docs at /api/docs).
+    """Serve the Research API (research, search, extract; docs at /api/docs) and the web UI.
 
-    Binds to loopback unless --host says otherwise. With no API keys created it refuses a
-    non-loopback host unless --no-auth is given; on loopback it then serves openly. Settings
-    also come from config.toml and SLEUTH_* variables (SLEUTH_ACCESS_PASSWORD among them).
+    Binds to loopback unless --host says otherwise. With no API keys and no
+    SLEUTH_ACCESS_PASSWORD it serves openly, and only on loopback; --no-auth serves openly on
+    purpose, also only on loopback. Exposed servers answer only to the names in
+    --allowed-hosts (docs/serving.md). Settings also come from config.toml and SLEUTH_*
+    variables (docs/settings.md).
     """
     ServeOptions, run = _server("serve")
     run(ServeOptions(load(), no_auth))
@@ -80,7 +84,11 @@ Examples:
     default=0,
     help="Port on 127.0.0.1 (default: a free one).",
 )
-@click.option("--no-open", is_flag=True, help="Print the address; do not open a browser.")
+@click.option(
+    "--no-open",
+    is_flag=True,
+    help="Print the address (on stdout, once it listens); do not open a browser.",
+)
 @table_options(*ENGINE)
 def ui(port: int, no_open: bool, **flags: Any) -> None:
     """Open the web UI: research in the browser, served on loopback only.
@@ -121,7 +129,9 @@ def when_listening(port: int, then: Callable[[], None], timeout_s: float = 60.0)
 
 
 def _announce(url: str, *, open_browser: bool) -> None:
-    print(f"sleuth: web UI at {url}", file=sys.stderr, flush=True)
+    """Once it listens: the address alone on stdout (for a script: `sleuth ui --no-open`), and
+    the browser opened unless asked not to."""
+    print(url, flush=True)
     if open_browser and not webbrowser.open(url):
         print("sleuth: could not open a browser; open the address above", file=sys.stderr)
 

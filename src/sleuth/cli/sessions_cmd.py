@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..export import FORMATS, format_for, render, render_html, render_json, render_markdown
+from ..export import FORMATS, choose_format, render, render_html, render_json, render_markdown
 from ..settings.values import parse_age
+from ..text.display import counted
 from .complete import session_argument
 from .options import note, table_option
 from .render import confidence_line, echo
-from .runner import write_out
+from .runner import write_bytes, write_out
 
 if TYPE_CHECKING:
     from ..store import SessionStats, SessionStore, SessionSummary
@@ -32,13 +33,21 @@ def _store() -> SessionStore:
 
 
 def _cost(value: float | None) -> str:
-    return "cost unknown" if value is None else f"${value:.4f}"
+    """A run's model cost; `no model cost` for runs that paid nothing (the extractive writer,
+    a local model) rather than a row of zeros."""
+    if value is None:
+        return "cost unknown"
+    return "no model cost" if value == 0 else f"${value:.4f}"
 
 
 def _summary_line(s: SessionSummary) -> str:
     tags = "".join(f"  #{t}" for t in s.tags) + (f"  @{s.org}" if s.org else "")
     question = s.question if len(s.question) <= 70 else s.question[:69] + "…"
-    return f"{s.id}  {question}{tags}  · {s.sources} sources · {_cost(s.cost_usd)}"
+    confidence = f" · confidence {s.confidence}" if s.confidence else ""
+    # a steered run saves each stage; its earlier stages are not answers of their own
+    stage = f" · steered, {s.stage} stage" if s.stage and s.stage != "done" else ""
+    sources = counted(s.sources, "source")
+    return f"{s.id}  {question}{tags}  · {sources}{confidence}{stage} · {_cost(s.cost_usd)}"
 
 
 @click.group("sessions")
@@ -123,6 +132,14 @@ def rm_cmd(session_ids: tuple[str, ...]) -> None:
         echo(f"removed {removed}")
 
 
+def _pruned_line(session_id: str, summary: SessionSummary | None) -> str:
+    """`ID  2026-05-07  question…`: enough to see what a prune takes before it takes it."""
+    if summary is None:
+        return session_id
+    question = summary.question if len(summary.question) <= 70 else summary.question[:69] + "…"
+    return f"{session_id}  {summary.created_at[:10]}  {question}"
+
+
 @sessions.command("prune")
 @click.option("--older-than", "older_than", metavar="AGE", help="Remove sessions older than AGE.")
 @click.option("--keep", type=click.IntRange(min=0), help="Always keep the newest N sessions.")
@@ -138,10 +155,12 @@ def prune_cmd(older_than: str | None, keep: int | None, dry_run: bool) -> None:
       sleuth sessions prune --older-than=90d --keep=20
     """
     age = parse_age(older_than, "--older-than", note) if older_than is not None else None
-    doomed = _store().prune(older_than=age, keep=keep, dry_run=dry_run)
+    store = _store()
+    known = {s.id: s for s in store.list()}  # read before: what went is then gone
+    doomed = store.prune(older_than=age, keep=keep, dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"
     for session_id in doomed:
-        echo(f"{verb} {session_id}")
+        echo(f"{verb} {_pruned_line(session_id, known.get(session_id))}")
     echo(f"{verb} {len(doomed)} session(s)" if doomed else "nothing to prune", err=True)
 
 
@@ -201,30 +220,52 @@ def stats(tag: str | None, as_json: bool) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
-    help="Default: from --out, else html.",
+    type=click.Choice((*FORMATS, "pack")),
+    help="Default: from --out's suffix (.html, .md or .txt, .json), else html. pack: an "
+    "evidence pack anyone can check offline with `sleuth verify`.",
 )
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write to this file.",
 )
-def export(session_id: str, fmt: str | None, out: Path | None) -> None:
-    """Render a saved session as a self-contained HTML report, cited markdown, or JSON.
+@click.option(
+    "--unsigned",
+    is_flag=True,
+    help="pack: do not sign it, even when a signing key exists (`sleuth keys signing`).",
+)
+def export(session_id: str, fmt: str | None, out: Path | None, unsigned: bool) -> None:
+    """Render a saved session as a self-contained HTML report, cited markdown, JSON, or an
+    evidence pack (a zip of the answer, the cited sources' texts and their hashes).
 
     \b
     Examples:
       sleuth export 2026-05-07_134509 --out=report.html
       sleuth export 2026-05-07 --format=md > report.md
       sleuth export 2026-05-07 --format=json
+      sleuth export 2026-05-07 --format=pack --out=evidence.zip
     """
-    chosen = fmt or (format_for(out.name) if out else None) or "html"
-    text = render(_store().get(session_id), chosen)
+    if fmt == "pack":
+        _export_pack(session_id, out, sign=not unsigned)
+        return
+    text = render(_store().get(session_id), choose_format(fmt, out))
     if out is None:
         echo(text, nl=False)
         return
     write_out(out, text)
     echo(str(out))
+
+
+def _export_pack(session_id: str, out: Path | None, *, sign: bool) -> None:
+    from ..app.evidence import session_pack
+    from ..settings import sleuth_home
+
+    pack = session_pack(_store(), sleuth_home(), session_id, sign=sign)
+    path = out or Path(pack.filename)
+    write_bytes(path, pack.data)
+    signed = f"signed by {pack.signed_by}" if pack.signed_by else "unsigned"
+    note(f"evidence pack of {pack.session_id} ({signed}); check it with `sleuth verify {path}`")
+    echo(str(path))
 
 
 @click.command("open")

@@ -101,6 +101,7 @@ async def evaluate(
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "questions": len(questions),
         "depth": template.depth,
+        **({"deep_rounds": template.deep_rounds} if template.depth == "deep" else {}),
         "concurrency": concurrency,
     }
     if corpus is None:

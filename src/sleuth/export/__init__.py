@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 from typing import Literal
 
 from ..errors import UsageError
@@ -13,14 +14,37 @@ from .markdown import render_markdown
 ExportFormat = Literal["html", "md", "json"]
 FORMATS: tuple[ExportFormat, ...] = ("html", "md", "json")
 _EXTENSIONS: dict[str, ExportFormat] = {
-    ".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json",
+    ".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".txt": "md",
+    ".json": "json",
 }  # fmt: skip
 
 
 def format_for(path: str) -> ExportFormat | None:
-    """The export format a file name implies, if any."""
+    """The export format a file name implies, if any (`.txt` is markdown: cited plain text)."""
     lowered = path.lower()
     return next((fmt for ext, fmt in _EXTENSIONS.items() if lowered.endswith(ext)), None)
+
+
+def choose_format(fmt: str | None, path: PurePath | None) -> ExportFormat:
+    """The format to write: the one asked for, else the file name's, else html. A name whose
+    suffix says another format than the one asked for, or a suffix no format has, is refused
+    rather than filled with the wrong bytes (`report.txt` full of HTML)."""
+    implied = format_for(path.name) if path is not None else None
+    asked = next((f for f in FORMATS if f == fmt), None)
+    if fmt is not None and asked is None:
+        raise UsageError(f"unknown export format {fmt!r}; choose html, md or json")
+    if asked is not None and implied is not None and asked != implied:
+        raise UsageError(
+            f"{path}: the name says {implied} but the format asked for is {asked}; "
+            "change the name or the format"
+        )
+    if asked is None and implied is None and path is not None and path.suffix:
+        names = ", ".join(sorted(_EXTENSIONS))
+        raise UsageError(
+            f"{path}: no export format is written as {path.suffix}; name the file "
+            f"with one of {names}, or give the format (html, md, json)"
+        )
+    return asked or implied or "html"
 
 
 def render_json(record: SessionRecord) -> str:
@@ -57,4 +81,12 @@ def render(record: SessionRecord, fmt: str) -> str:
     raise UsageError(f"unknown export format {fmt!r}; choose html, md or json")
 
 
-__all__ = ["FORMATS", "format_for", "render", "render_html", "render_json", "render_markdown"]
+__all__ = [
+    "FORMATS",
+    "choose_format",
+    "format_for",
+    "render",
+    "render_html",
+    "render_json",
+    "render_markdown",
+]

@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from ..store.records import SessionRecord
+from ..text.display import counted
 from ..types import Source
 from .style import CSS
 
@@ -138,7 +139,7 @@ def _meta(record: SessionRecord) -> str:
         escape(record.depth),
         escape(record.model),
         f"confidence {escape(result.confidence)}",
-        f"{len(result.sources)} sources",
+        counted(len(result.sources), "source"),
     ]
     if check.enabled and check.checked:
         parts.append(f"{check.supported}/{check.checked} citations supported")

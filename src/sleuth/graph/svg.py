@@ -55,8 +55,8 @@ def render_svg(
     )
     if graph.empty:
         return head + _empty(box) + "</svg>\n"
-    at = layout(graph, box)
     radius = {e.id: _radius(e) for e in graph.entities}
+    at = layout(graph, box, radius)
     parts = [head, _defs(prefix), f'<g class="{prefix}-edges">\n']
     parts += [
         _edge(graph, edge, at, radius, _href(edge, links, anchor), prefix) for edge in graph.edges

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from ..errors import UsageError
-from ..settings import sleuth_home
+from ..settings import database_url, sleuth_home
 from .convert import sandboxed_convert
 from .documents import Document
 from .ingest import AddReport, Converter, Embedder, Ingest, Step, Walk, find_files, hash_bytes
@@ -42,9 +42,16 @@ def store_path(env: Mapping[str, str] | None = None) -> Path:
     return sleuth_home(env) / "kb.db"
 
 
-def open_store(env: Mapping[str, str] | None = None) -> SqliteKnowledgeStore:
-    """The knowledge bases under SLEUTH_HOME (kb.db)."""
-    return SqliteKnowledgeStore(store_path(env))
+def open_store(env: Mapping[str, str] | None = None) -> KnowledgeStore:
+    """The knowledge bases: in the database of SLEUTH_DATABASE_URL when one is set (shared by
+    every replica and CLI on it), else in SLEUTH_HOME's kb.db. psycopg is imported only with a
+    database URL."""
+    url = database_url(env)
+    if url is None:
+        return SqliteKnowledgeStore(store_path(env))
+    from .pg_store import PgKnowledgeStore
+
+    return PgKnowledgeStore(url)
 
 
 def knowledge_bases(store: KnowledgeStore, owner: str = LOCAL_OWNER) -> list[KbInfo]:

@@ -1,9 +1,9 @@
 """DOCX, PPTX and XLSX to citable sections, with python-docx, python-pptx and openpyxl.
 
-Chosen over markitdown after measuring (README): 5-19x faster on the same files and a small
-fraction of the install. python-docx and openpyxl are small pure-Python packages in the base
-install; python-pptx pulls in Pillow, so it lives in the `sleuth[pptx]` extra and a PPTX file
-without it is skipped with that hint.
+Chosen over markitdown after measuring (docs/contributing.md): 5-19x faster on the same files
+and a small fraction of the install. python-docx and openpyxl are small pure-Python packages in
+the base install; python-pptx pulls in Pillow, so it lives in the `sleuth[pptx]` extra and a
+PPTX file without it is skipped with that hint.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The knowledge base's storage port: what ingest and search need from a database.
 
 Every call names a `Scope` (owner, knowledge base), so one owner (an org of the HTTP service,
-or "local" on the command line) never sees another's documents. `SqliteKnowledgeStore` is the
-implementation used today; a PostgreSQL one (tsvector ranking, pgvector) implements the same
-protocol without touching ingest or search.
+or "local" on the command line) never sees another's documents. `SqliteKnowledgeStore` (a file
+under SLEUTH_HOME) and `PgKnowledgeStore` (SLEUTH_DATABASE_URL, shared by replicas) implement
+it; ingest and search do not know which one they have.
 """
 
 from __future__ import annotations

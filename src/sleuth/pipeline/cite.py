@@ -29,7 +29,7 @@ ONE = re.compile(r"\[(\d+)\]")
 FOOTNOTE = re.compile(r"\[\^(\d+)\]|\^\[(\d+)\]|(?<=[.!?,;:)\]\"'”’])\^(\d+)\b")
 # Markers written after a sentence's end mark ("Claim. [1]", "Claim.[1]"): for parsing, they
 # move before it, so each belongs to the sentence it follows.
-AFTER_END = re.compile(r"([.!?][\"'”’)]*)((?:[ \t]*\[\d+\])+)")
+AFTER_END = re.compile(r"([.!?。！？][\"'”’)」』）]*)((?:[ \t]*\[\d+\])+)")
 LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>\s?)")
 TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 QUOTE_LIMIT = 300
@@ -119,7 +119,7 @@ def _sentences(text: str) -> list[Claim]:
     out = []
     for _, sentence in split_sentences(moved):
         numbers = tuple(dict.fromkeys(int(n) for n in ONE.findall(sentence)))
-        plain = re.sub(r"\s+([.,;:!?])", r"\1", ONE.sub("", sentence)).strip()
+        plain = re.sub(r"\s+([.,;:!?。，；：！？])", r"\1", ONE.sub("", sentence)).strip()
         if plain:
             out.append(Claim(plain, numbers))
     return out

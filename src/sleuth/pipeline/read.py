@@ -97,4 +97,4 @@ def _record(
             outcome.blocked.add(url)
         return FetchSkipped(url, page.reason, page.cause)
     outcome.pages[url] = page
-    return Fetched(url, len(page.text), ms, page.from_cache)
+    return Fetched(url, len(page.text), ms, page.from_cache, " ".join(page.title.split())[:200])

@@ -1,32 +1,41 @@
 """The ASGI app: `create_app(config)` wires the application (`Sleuth`), the service store, the
-routes, the web UI at `/` (`ui/`), the error shape, request ids and access logs, metrics, and
-the interactive docs served from the package (Swagger UI from `fastapi-offline`: no CDN, no
-validator badge)."""
+routes each behind its guard (`guards.py`), the web UI at `/` (`ui/`), the edge every request
+passes (`edge.py`: Host allow-list, no requests from other sites), the error shape, request ids
+and access logs, metrics, and the interactive docs served from the package (Swagger UI from
+`fastapi-offline`: no CDN, no validator badge)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib.metadata import version
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi_offline import FastAPIOffline
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from ..app.application import Sleuth
 from ..app.service import Service
 from ..settings.resolve import resolve
-from . import errors
+from . import errors, guards, password
+from .access import Access
+from .auth import principal
 from .bodylimit import BodyLimit
 from .config import Clock, ServerConfig, server_config, wall_clock
+from .edge import EdgeCheck, allowed_hosts
+from .logins import Logins
 from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
-from .routes import batches, graph, kb, lookup, meta, research, webapp
+from .routes import batches, evidence, graph, kb, lookup, meta, research, webapp
 from .state import State
+from .throttle import Throttle
+from .tickets import Tickets
 from .ui import routes as ui_routes
+from .ui import shell as ui_shell
 from .ui.context import UiContext
-from .ui.gate import PasswordGate
 from .ui.saved import SavedSettings
 
 if TYPE_CHECKING:
@@ -51,6 +60,9 @@ def create_app(
         app = app or Sleuth(resolved.settings(), service_store=store)
     sleuth = app
     store = store or sleuth.service_store
+    if config.access_password:  # from here on only the verifier is kept (password.py)
+        hashed = password.verifier_for(config.access_password, sleuth.home)
+        config = replace(config, access_password=hashed)
     metrics = Metrics()
     service = Service(
         sleuth, store, config.policy, defaults=config.defaults, clock=clock, observer=metrics
@@ -81,13 +93,36 @@ def create_app(
         lifespan=lifespan,
     )
     api.state.sleuth = state
-    api.state.ui = UiContext(state, SavedSettings(sleuth.home))
-    for module in (meta, research, lookup, kb, batches, webapp, graph):
-        api.include_router(module.router)
-    api.include_router(ui_routes.router)  # the web UI at /
+    api.state.ui = UiContext(state, SavedSettings(sleuth.ui_text))
+    api.state.access = _access(config, sleuth, clock)
+    _routes(api)
     serving_mcp = mcp_http.mount(api, state)
+    guards.verify(api)  # every route has a guard, or is listed in guards.PUBLIC
     errors.install(api)
+    guards.install(api)
     api.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
-    api.add_middleware(PasswordGate, password=config.access_password)
+    api.add_middleware(EdgeCheck, hosts=allowed_hosts(config.host, config.allowed_hosts))
+    if config.trusted_proxies:  # X-Forwarded-Proto/-For believed from these addresses only
+        api.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(config.trusted_proxies))
     api.add_middleware(RequestLog, metrics=metrics)  # added last: outermost, sees every answer
     return api
+
+
+def _routes(api: FastAPI) -> None:
+    """Each router behind its guard (`guards.py`); the public ones are listed in
+    `guards.PUBLIC`, which `guards.verify` holds them to."""
+    for module in (meta, research, lookup, kb, batches, graph, evidence):
+        api.include_router(module.router, dependencies=[Depends(principal)])
+    api.include_router(webapp.router, dependencies=[Depends(guards.research)])
+    api.include_router(webapp.live, dependencies=[Depends(guards.ticket)])
+    api.include_router(meta.ops, dependencies=[Depends(guards.operator)])
+    api.include_router(meta.probes)  # public
+    api.include_router(ui_shell.router)  # public: login, logout, assets, PWA files
+    api.include_router(ui_routes.router, dependencies=[Depends(guards.ui)])  # the web UI at /
+
+
+def _access(config: ServerConfig, sleuth: Sleuth, clock: Clock) -> Access:
+    """The password's verifier, login sessions, the login throttle and the SSE tickets."""
+    verifier = password.parse(config.access_password) if config.access_password else None
+    return Access(verifier, Logins(sleuth.home, clock), Throttle(clock),
+                  Tickets(config.ticket_secret, clock))  # fmt: skip

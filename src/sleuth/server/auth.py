@@ -1,5 +1,7 @@
-"""Who is calling: an API key (`X-API-Key` or `Authorization: Bearer`) resolved to its
-organization and scopes, as FastAPI dependencies so every route declares what it needs.
+"""Who is calling, as FastAPI dependencies: the caller (`access.identify`: an API key, the
+access password, or nobody on an open server), a member of the path's organization, a holder of
+a scope. The API's routers take `principal` as their guard (`guards.py`); routes declare what
+more they need.
 
 An organization path that is not the caller's answers 404, exactly like a path that does not
 exist, so a key learns nothing about other organizations; that check comes before the scope
@@ -14,11 +16,10 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
-from ..app.caller import ALL_SCOPES
 from ..app.caller import Caller as Principal
-from .config import OPEN_ORG
+from .access import identify
 from .errors import ApiError
-from .state import State, server_state, state_of
+from .state import State, server_state
 
 api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="An API key.")
 bearer = HTTPBearer(auto_error=False, description="The same API key as a bearer token.")
@@ -29,17 +30,8 @@ async def principal(
     api_key: Annotated[str | None, Depends(api_key_header)],
     token: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> Principal:
-    state = state_of(request)
-    secret = api_key or (token.credentials if token is not None else None)
-    if not secret:
-        if state.config.open_access:
-            return Principal(OPEN_ORG, ALL_SCOPES, "open", None, "open")
-        raise ApiError(401, "UNAUTHORIZED", "an API key is required (X-API-Key header)")
-    found = await state.service.caller_for(secret.strip())
-    if found is None:
-        raise ApiError(401, "UNAUTHORIZED", "the API key is not valid or was revoked")
-    request.state.org = found.org
-    return found
+    """The caller (`access.identify`); the two header dependencies document the schemes."""
+    return await identify(request)
 
 
 Caller = Annotated[Principal, Depends(principal)]

@@ -7,6 +7,7 @@ holding the defaults here to the table's."""
 from __future__ import annotations
 
 import ipaddress
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +35,15 @@ class ServerConfig:
     idempotency_ttl_s: float = 86400.0
     max_body_bytes: int = 1_000_000
     retry_after_s: float = 1.0
+    # The HTTP edge (`edge.py`, `guards.py`, `protocol.py`): names the Host header may carry
+    # besides loopback, the proxies whose X-Forwarded-* headers are believed, the token that
+    # reads /metrics, the key that signs SSE tickets (shared by the workers of one server), and
+    # how many connections one (non-loopback, non-proxy) client address may hold open.
+    allowed_hosts: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ()
+    metrics_token: str | None = field(default=None, repr=False)
+    ticket_secret: str = field(default_factory=lambda: secrets.token_hex(32), repr=False)
+    client_connections: int = 256
     # Setting values every run gets (the operator's: search backend, model endpoint...);
     # requests can set only the run options the API exposes, never these.
     defaults: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -64,6 +74,9 @@ def server_config(
         org_runs=values["org_runs"] or None,  # 0: no limit
         org_rate=values["org_rate"] or None,
         result_cache_ttl_s=values["result_cache_ttl"],
+        allowed_hosts=tuple(values["allowed_hosts"]),
+        trusted_proxies=tuple(values["trusted_proxies"]),
+        metrics_token=values["metrics_token"] or None,
         defaults=MappingProxyType(dict(defaults)),
     )
 

@@ -16,10 +16,13 @@ from fastapi import FastAPI
 
 from ..app.application import Sleuth
 from ..errors import UsageError
-from ..settings import Settings
+from ..settings import Settings, sleuth_home
 from ..settings.resolve import Resolved
 from .app import create_app
 from .config import ServerConfig, is_loopback, server_config
+from .edge import allowed_hosts
+from .password import verifier_for
+from .protocol import GuardedHttp
 
 CONFIG_ENV = "SLEUTH_SERVE_CONFIG"  # how workers get the parent's configuration
 GRACE_S = 30  # in-flight requests get this long to finish on shutdown; then runs are cancelled
@@ -43,18 +46,18 @@ class ServeOptions:
 
 
 def access_mode(host: str, no_auth: bool, has_keys: bool) -> bool:
-    """Whether to serve openly (no key needed); refuses an open non-loopback server."""
-    if no_auth:
-        return True
-    if has_keys:
-        return False
-    if not is_loopback(host):
+    """Whether to serve openly (no key needed); refuses an open non-loopback server, even with
+    --no-auth: an open server anyone can reach runs anyone's research on your budget."""
+    open_access = no_auth or not has_keys
+    if open_access and not is_loopback(host):
+        how = "--no-auth was given" if no_auth else "no API keys exist"
         raise UsageError(
-            f"no API keys exist and --host {host} is not loopback: anyone who can reach it "
-            "could run research (and spend your model budget) here. Create a key with "
-            "`sleuth keys create --org NAME`, or pass --no-auth to serve openly on purpose."
+            f"{how} and --host {host} is not loopback: anyone who can reach it could run "
+            "research (and spend your model budget) here. Serve open servers on 127.0.0.1 "
+            "only; to expose one, create a key with `sleuth keys create --org NAME` and/or set "
+            "SLEUTH_ACCESS_PASSWORD (docs/serving.md)."
         )
-    return True
+    return open_access
 
 
 async def _has_keys(settings: Settings) -> bool:
@@ -67,34 +70,60 @@ async def _has_keys(settings: Settings) -> bool:
 def config_for(options: ServeOptions) -> ServerConfig:
     import asyncio
 
-    has_keys = asyncio.run(_has_keys(options.resolved.settings()))
-    values = options.resolved.values
-    password = bool(values["access_password"])
+    resolved = options.resolved
+    has_keys = asyncio.run(_has_keys(resolved.settings()))
+    values = dict(resolved.values)
+    secret = values["access_password"] or None
+    # Only the verifier reaches the workers (through the environment) and the app.
+    values["access_password"] = verifier_for(secret, sleuth_home(resolved.env)) if secret else None
     return server_config(
         values,
-        open_access=access_mode(values["host"], options.no_auth, has_keys or password),
-        defaults=options.resolved.given("engine", "run", "session"),
+        open_access=access_mode(values["host"], options.no_auth, has_keys or bool(secret)),
+        defaults=resolved.given("engine", "run", "session"),
     )
 
 
-def run(options: ServeOptions) -> None:
-    config = config_for(options)
-    setup_logging()
+def announce(config: ServerConfig) -> str:
+    """The start-up lines: where the API and the UI are, and who may use them."""
+    base = f"http://{config.host}:{config.port}"
     mode = "open (no key needed; org 'local')" if config.open_access else "API keys required"
-    print(
-        f"sleuth: Research API on http://{config.host}:{config.port}/api "
-        f"(docs /api/docs); access: {mode}",
-        file=sys.stderr,
-        flush=True,
+    if config.open_access and not config.access_password:
+        ui = f"web UI at {base}/ (open: loopback only)"
+    elif config.access_password:
+        ui = f"web UI at {base}/ (sign in with SLEUTH_ACCESS_PASSWORD)"
+    else:
+        ui = (f"web UI at {base}/ is off: this server requires API keys; set "
+              "SLEUTH_ACCESS_PASSWORD to sign in to it")  # fmt: skip
+    hosts = ", ".join(sorted(allowed_hosts(config.host, config.allowed_hosts)))
+    return (
+        f"sleuth: Research API on {base}/api (docs /api/docs); access: {mode}\n"
+        f"sleuth: {ui}\n"
+        f"sleuth: answers to Host: {hosts} (more: --allowed-hosts / SLEUTH_ALLOWED_HOSTS)"
     )
-    common: dict[str, Any] = {
+
+
+def uvicorn_options(config: ServerConfig) -> dict[str, Any]:
+    """How uvicorn serves: our access log, the grace and keep-alive times, X-Forwarded-* never
+    believed by uvicorn itself (the app believes them from `trusted_proxies` only), and the
+    protocol that bounds unfinished headers and connections per client (`protocol.py`)."""
+    return {
         "host": config.host,
         "port": config.port,
         "access_log": False,  # our own JSON access log has org, route, cost and request id
         "timeout_graceful_shutdown": GRACE_S,
         "timeout_keep_alive": KEEP_ALIVE_S,
+        "proxy_headers": False,
+        "http": GuardedHttp,
         "log_level": "info",
     }
+
+
+def run(options: ServeOptions) -> None:
+    config = config_for(options)
+    setup_logging()
+    GuardedHttp.configure(config)
+    print(announce(config), file=sys.stderr, flush=True)
+    common = uvicorn_options(config)
     if options.workers == 1:
         uvicorn.run(create_app(config, app=Sleuth(options.resolved.settings())), **common)
         return
@@ -107,7 +136,11 @@ def worker_app() -> FastAPI:
     setup_logging()
     data = json.loads(os.environ[CONFIG_ENV])
     data["defaults"] = MappingProxyType(data["defaults"])
-    return create_app(ServerConfig(**data))
+    for name in ("allowed_hosts", "trusted_proxies"):
+        data[name] = tuple(data[name])
+    config = ServerConfig(**data)
+    GuardedHttp.configure(config)
+    return create_app(config)
 
 
 def _config_json(config: ServerConfig) -> dict[str, Any]:

@@ -306,7 +306,7 @@ class UsageOut(BaseModel):
 
 
 class ResearchResult(BaseModel):
-    """The result shape of `sleuth ask --json` (README 'The result'), plus `cached`."""
+    """The result shape of `sleuth ask --json` (docs/getting-started.md), plus `cached`."""
 
     query: str
     answer: str | None = Field(None, description="Markdown with [n] markers (no schema given).")

@@ -31,8 +31,9 @@ DATABASE_SCHEMES = ("postgresql://", "postgres://")
 
 
 def database_url(env: Mapping[str, str] | None = None) -> str | None:
-    """SLEUTH_DATABASE_URL: the PostgreSQL database that holds what SLEUTH_HOME's SQLite files
-    would (sessions, the service's keys, quotas and caches, the page cache), or None."""
+    """SLEUTH_DATABASE_URL: the PostgreSQL database that holds what SLEUTH_HOME's files would
+    (sessions, the service's keys, quotas and caches, the page cache, knowledge bases, the web
+    UI's saved settings), or None."""
     from ..errors import UsageError
 
     env = os.environ if env is None else env

@@ -1,8 +1,9 @@
 """The one settings table: every setting once, with its type, default, env twin and help.
 
-The CLI's options, the config file's keys and values, `sleuth config show`, the README's command
-reference and the HTTP request models are all generated from this table or checked against it
-(a test holds the `Settings` and `ResearchRequest` dataclasses to the same names and defaults).
+The CLI's options, the config file's keys and values, `sleuth config show`, the docs site's
+command and settings reference and the HTTP request models are all generated from this table or
+checked against it (a test holds the `Settings` and `ResearchRequest` dataclasses to the same
+names and defaults).
 
 A setting's `kind` says how its value is written in a flag, a file, a variable or a JSON field:
 
@@ -15,8 +16,9 @@ A setting's `kind` says how its value is written in a flag, a file, a variable o
 
 `target` says who consumes it: `engine` (how a run is assembled: backends, reading, models),
 `run` (what one run does), `session` (how it is saved), `output` (how an interface shows it) or
-`server` (how `sleuth serve` / `sleuth ui` serve: address, processes, admission, the result
-cache, the access password — `sleuth.server.config.ServerConfig` is built from these).
+`server` (how `sleuth serve` / `sleuth ui` serve and face the network: address, processes,
+admission, the result cache, the access password, allowed hosts, proxies — `ServerConfig` is
+built from these).
 
 Every face resolves them the same way (`sleuth.settings.resolve`): built-in defaults < config
 file < profile < environment < explicit values (flags the user typed, keyword arguments).
@@ -311,7 +313,8 @@ _TABLE = (
         "json",
         "flag",
         False,
-        "Print JSON instead of text (for ask: the result shape in the README's 'The result').",
+        "Print JSON instead of text (for ask: the result shape in docs/getting-started.md,"
+        " 'The result').",
         "output",
     ),
     _s("out", "path", None, "Also write the final output to this file.", "output", env=False),
@@ -384,6 +387,36 @@ _TABLE = (
         "server",
         secret=True,
         cli=False,
+    ),
+    # ------------------------------------------------------------------ server: the HTTP edge
+    _s(
+        "allowed_hosts",
+        "list",
+        (),
+        "Host names the server answers to besides loopback (localhost, 127.0.0.1, ::1): the "
+        "names people and proxies use to reach it. Any other Host header is refused (DNS "
+        "rebinding).",
+        "server",
+        metavar="HOST[,HOST]",
+    ),
+    _s(
+        "trusted_proxies",
+        "list",
+        (),
+        "Addresses of the TLS proxies in front of the server: only from them are "
+        "X-Forwarded-Proto and X-Forwarded-For believed (the login cookie is then Secure, and "
+        "login throttling counts the real client).",
+        "server",
+        metavar="ADDRESS[,ADDRESS]",
+    ),
+    _s(
+        "metrics_token",
+        "text",
+        None,
+        "Bearer token a Prometheus scraper sends to read /metrics on a server that is not "
+        "open (the access password works too).",
+        "server",
+        secret=True,
     ),
 )
 

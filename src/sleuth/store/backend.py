@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .service import ServiceStore
 from .sessions import SessionStore, sessions_db_path
+from .watches import WatchStore, watches_db_path
 
 
 def session_store(home: Path, url: str | None = None) -> SessionStore:
@@ -29,3 +30,11 @@ def service_store(
     from .service_pg import PgServiceStore
 
     return PgServiceStore(url, sessions)
+
+
+def watch_store(home: Path, url: str | None = None) -> WatchStore:
+    if url is None:
+        return WatchStore(watches_db_path(home))
+    from .watches_pg import PgWatchStore
+
+    return PgWatchStore(url)

@@ -107,6 +107,8 @@ class SessionSummary:
     parent_id: str | None
     models: tuple[str, ...]
     org: str | None = None
+    confidence: str | None = None  # high|medium|low (None: saved before it was recorded)
+    stage: str | None = None  # a steered run's stage (clarify|plan|explore|done), else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -120,6 +122,8 @@ class SessionSummary:
             "parent_id": self.parent_id,
             "models": list(self.models),
             "org": self.org,
+            "confidence": self.confidence,
+            "stage": self.stage,
         }
 
 

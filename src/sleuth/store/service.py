@@ -69,10 +69,11 @@ class Admitted:
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """Why a run may not start: the quota is used up, or the organization already has its
-    allowed number of runs going (`retry_after` seconds is a fair wait)."""
+    """Why work may not start: a quota is used up (`quota`), what is left of it is held by the
+    organization's work in progress (`held`: retry when it ends), or the organization already
+    has its allowed number of runs going (`busy`; `retry_after` seconds is a fair wait)."""
 
-    reason: Literal["quota", "busy"]
+    reason: Literal["quota", "held", "busy"]
     meter: str = ""
     retry_after: float = 1.0
 
@@ -255,7 +256,8 @@ def allowance(org: Org | None, used: Spent, held: Spent, want: Spent) -> Refused
         remaining = limit - getattr(used, meter) - getattr(held, meter)
         wanted = getattr(want, meter)
         if wanted > 0 and remaining <= 0:
-            return Refused("quota", meter)
+            spent = getattr(used, meter) >= limit  # else running work holds what is left
+            return Refused("quota" if spent else "held", meter)
         left[meter] = max(0, min(remaining, wanted))
     return Allowance(left["searches"], left["pages_read"])
 

@@ -102,15 +102,29 @@ def _v3_revisions(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v4_listing(conn: sqlite3.Connection) -> None:
+    """Beside the counts, so a listing shows them without reading bodies: the run's
+    confidence, and for a stage of a steered run, which stage (History folds the stages of
+    one run under it)."""
+    conn.execute("ALTER TABLE sessions ADD COLUMN confidence TEXT")
+    conn.execute("ALTER TABLE sessions ADD COLUMN stage TEXT")
+    conn.execute(
+        "UPDATE sessions SET confidence = json_extract(body, '$.result.confidence'),"
+        " stage = json_extract(body, '$.options.steering.stage')"
+    )
+
+
 # Append only: a database at user_version N runs MIGRATIONS[N:] on open.
-MIGRATIONS: tuple[Step, ...] = (_v1_tables, _v2_org, _v3_revisions)
+MIGRATIONS: tuple[Step, ...] = (_v1_tables, _v2_org, _v3_revisions, _v4_listing)
 
 _SUMMARY_COLUMNS = (
-    "id, created_at, question, source_count, rounds, cost_usd, parent_id, models, org"
+    "id, created_at, question, source_count, rounds, cost_usd, parent_id, models, org,"
+    " confidence, stage"
 )
 _INSERT = (
     "INSERT INTO sessions (id, created_at, question, parent_id, models, source_count, rounds,"
-    " cost_usd, by_model, body, org) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " cost_usd, by_model, body, org, confidence, stage)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -124,6 +138,13 @@ def _body(record: SessionRecord) -> str:
         },
         ensure_ascii=False,
     )
+
+
+def _stage(record: SessionRecord) -> str | None:
+    """The stage a steered run's session saved (clarify, plan, explore, done), else None."""
+    steering = record.options.get("steering")
+    stage = steering.get("stage") if isinstance(steering, dict) else None
+    return stage if isinstance(stage, str) else None
 
 
 def _by_model_json(record: SessionRecord) -> str:
@@ -207,6 +228,7 @@ class SessionStore:
                 record.id, record.created_at, record.question, record.parent_id,
                 json.dumps(list(record.models)), len(record.result.sources), usage.rounds,
                 usage.cost_usd, _by_model_json(record), _body(record), record.org,
+                record.result.confidence, _stage(record),
             )  # fmt: skip
             with self._tx() as conn:
                 if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
@@ -391,7 +413,9 @@ class SessionStore:
 
 
 def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:
-    sid, created_at, question, sources, rounds, cost, parent_id, models, org = row
+    sid, created_at, question, sources, rounds, cost, parent_id, models, org, confidence, stage = (
+        row
+    )
     return SessionSummary(
         sid,
         created_at,
@@ -403,6 +427,8 @@ def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:
         parent_id,
         tuple(json.loads(models)),
         org,
+        confidence,
+        stage,
     )
 
 

@@ -51,6 +51,10 @@ STEPS: tuple[str, ...] = (
         verification TEXT NOT NULL,
         PRIMARY KEY (session_id, number)
     )""",
+    """ALTER TABLE sessions ADD COLUMN confidence TEXT;
+    ALTER TABLE sessions ADD COLUMN stage TEXT;
+    UPDATE sessions SET confidence = body::jsonb #>> '{result,confidence}',
+        stage = body::jsonb #>> '{options,steering,stage}'""",
 )
 
 

@@ -6,9 +6,12 @@ import re
 
 WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 SENTENCE_END = re.compile(
-    r"(?<=[.!?])[\"'”’)\]]*\s+"  # the end mark and any closing quote or bracket
+    r"(?<=[.!?])(?P<close>[\"'”’)\]]*)\s+"  # the end mark, then closing quotes or brackets
     r"(?=[\"'“‘(\[`*]?[A-Z0-9À-Ý`])"  # the next sentence starts capitalised or with a number
+    # Chinese and Japanese full stops end a sentence with no space after them and no capital
+    r"|(?<=[。！？])(?P<cjk>[」』”’）)\]]*)\s*(?=\S)"
 )
+_CLOSERS = "\"'”’)]"
 ABBREVIATIONS = frozenset(
     """mr mrs ms dr prof sr jr st vs etc e.g i.e u.s u.k no fig inc ltd co corp approx vol ca
     tr pp ed al gen col capt lt sgt gov sen rep rev mt ft jan feb mar apr jun jul aug sep sept
@@ -58,10 +61,12 @@ def split_sentences(text: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     start = 0
     for match in SENTENCE_END.finditer(text):
-        candidate = text[start : match.start()].rstrip()
-        last_word = (
-            candidate.rsplit(None, 1)[-1].lower().strip("([\"'“‘").rstrip(".") if candidate else ""
-        )
+        # the closing quote or bracket belongs to the sentence it closes: without it a quoted
+        # title ends as `"Nineteen Eighty-Four.` and the next sentence starts with a stray `"`
+        closed = match.end("close") if match.group("close") is not None else match.end("cjk")
+        candidate = text[start:closed].rstrip()
+        last = candidate.rsplit(None, 1)[-1] if candidate else ""
+        last_word = last.lower().strip("([\"'“‘").rstrip(_CLOSERS).rstrip(".")
         if last_word in ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
             continue
         if candidate.strip():

@@ -34,3 +34,9 @@ def escape_html_tags(text: str) -> str:
     """Raw HTML tags made inert for a markdown renderer: `<img ...>` becomes `&lt;img ...>`,
     which any renderer shows as the literal text. Other `<` and `&` are left alone."""
     return _TAG.sub("&lt;", text)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 source`, `4 sources`: a count with its noun in the right number (English; the web
+    UI words its own through the catalogue)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

@@ -1,7 +1,9 @@
 """Structured output: the model fills a JSON Schema from the sources, validated in code.
 
-Anything the sources do not support must be null. The reply is validated with `jsonschema`;
-one repair attempt gets the validation error back, then a clear error ends the run.
+Anything the sources do not support must be null, and null is accepted in any field (the
+schema's types are for the values the sources state). The reply is validated with
+`jsonschema`; one repair attempt gets the validation error back, then a clear error ends the
+run.
 """
 
 from __future__ import annotations
@@ -111,7 +113,8 @@ def _validated(reply: str, schema: dict[str, Any]) -> tuple[dict[str, Any], str 
     from referencing.exceptions import Unresolvable
 
     try:
-        errors = sorted(validator(schema).iter_errors(data), key=lambda e: list(e.path))
+        found = validator(schema).iter_errors(data)
+        errors = sorted((e for e in found if not _unstated(e)), key=lambda e: list(e.path))
     except RecursionError:
         return data, "the schema refers to itself without end"
     except Unresolvable as exc:
@@ -120,3 +123,10 @@ def _validated(reply: str, schema: dict[str, Any]) -> tuple[dict[str, Any], str 
         where = "/".join(str(p) for p in errors[0].path) or "(root)"
         return data, f"{where}: {errors[0].message}"
     return data, None
+
+
+def _unstated(error: Any) -> bool:
+    """An error about a null value: the prompt asks for null where the sources say nothing,
+    so null is accepted for any field, whatever type the schema gives it (the Research API
+    seed's own example schema has no nullable field). A missing key is still an error."""
+    return error.instance is None and bool(error.path)

@@ -54,16 +54,19 @@ def test_assets_manifest_and_service_worker() -> None:
         assert "/runs" not in shell and "/api" not in shell and '"/"' not in shell
 
 
-def test_the_password_guards_every_page_asset_and_api_call() -> None:
+def test_the_password_guards_every_page_and_api_call() -> None:
+    """The packaged assets, the PWA files and the API's docs are public (guards.PUBLIC: no
+    data); everything else needs the password or a key."""
     with (
         serving(ServerConfig(access_password=PASSWORD)) as served,
         httpx.Client(base_url=served.base) as client,
     ):
         refused = [
-            "/", "/settings", "/static/app.css", "/static/app.js", "/manifest.webmanifest",
-            "/sw.js", "/runs/2026-01-01_000000_00000000", "/api/whoami", "/api/docs",
-            "/api/openapi.json", "/metrics", "/api/orgs/local/runs", "/jobs/x/events",
+            "/", "/settings", "/runs/2026-01-01_000000_00000000", "/api/whoami", "/metrics",
+            "/api/orgs/local/runs", "/jobs/x/events", "/history", "/kb",
         ]  # fmt: skip
+        public = ["/static/app.css", "/manifest.webmanifest", "/sw.js", "/api/openapi.json"]
+        assert all(client.get(path).status_code == 200 for path in public)
         for path in refused:
             got = client.get(path)
             assert got.status_code == 401, (path, got.status_code)

@@ -89,10 +89,31 @@ def not_found(wanted: Asks, sources: Sequence[Source]) -> str:
 
 
 def cite_sentence(c: Candidate) -> str:
-    match = re.search(r"([.!?][\"'”’)]*)$", c.text)
+    text = balanced(c.text)
+    match = re.search(r"([.!?][\"'”’)]*)$", text)
     if match:
-        return f"{c.text[: match.start()]} [{c.number}]{match.group(1)}"
-    return f"{c.text} [{c.number}]."
+        return f"{text[: match.start()]} [{c.number}]{match.group(1)}"
+    return f"{text} [{c.number}]."
+
+
+def balanced(text: str) -> str:
+    """A sentence without the stray quote mark of a quotation that spans sentences (`"It was
+    cold.` and `thirteen," he wrote.` of `"It was cold. The clocks struck thirteen," he
+    wrote.`): an answer never shows half a quotation."""
+    if text.count("“") > text.count("”"):
+        at = text.rindex("“")
+        text = text[:at] + text[at + 1 :]
+    elif text.count("”") > text.count("“"):
+        at = text.index("”")
+        text = text[:at] + text[at + 1 :]
+    if text.count('"') % 2:
+        first, last = text.index('"'), text.rindex('"')
+        before = text[first - 1] if first > 0 else " "
+        if not (before.isspace() or before.isdigit() or before in "(["):  # 5" is inches
+            text = text[:first] + text[first + 1 :]  # closes a quotation opened before
+        elif last + 1 < len(text) and not text[last + 1].isspace():
+            text = text[:last] + text[last + 1 :]  # opens one that ends after
+    return text.strip()
 
 
 def paragraphs(chosen: Sequence[Candidate]) -> str:

@@ -2,8 +2,8 @@
 answers any request) and the legacy SSE transport at `/api/mcp/sse` (its messages posted to
 `/api/mcp/sse/messages/`).
 
-Every HTTP request to them passes the same gate as the SSE API (`access.py`: an API key with
-the research scope, or the access password); the caller's organization rides on the request to
+Every HTTP request to them passes the same check as the SSE API (`access.identify`: an API key
+with the research scope, or the access password); the caller's organization rides on the request to
 the tool, whose runs are admitted, metered and shared like the API's (`live.py`). The SDK's DNS
 rebinding protection stays on when the server listens on loopback.
 """
@@ -24,7 +24,7 @@ from ...app.admission import Tally
 from ...app.caller import Caller as Principal
 from ...events import Event
 from ...types import SearchResult
-from ..access import caller, presented
+from ..access import identify
 from ..errors import ApiError
 from ..state import State
 from .tools import build
@@ -43,7 +43,7 @@ class Gate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             try:
-                found = await caller(self.state, presented(HTTPConnection(scope)))
+                found = await identify(HTTPConnection(scope), "research")
             except ApiError as exc:
                 await exc.response()(scope, receive, send)
                 return

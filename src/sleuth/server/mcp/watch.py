@@ -22,6 +22,7 @@ from ...events import (
     Verified,
     WriterStarted,
 )
+from ...text.display import counted
 
 
 @dataclass
@@ -95,9 +96,9 @@ class Watch:
 
 def _message(event: Event) -> str | None:
     if isinstance(event, PassagesKept):
-        return f"kept {event.passages} passages from {event.sources} sources"
+        return f"kept {counted(event.passages, 'passage')} from {counted(event.sources, 'source')}"
     if isinstance(event, WriterStarted):
-        return f"writing from {len(event.sources)} sources (round {event.round})"
+        return f"writing from {counted(len(event.sources), 'source')} (round {event.round})"
     if isinstance(event, Verified):
         return f"checking citations: {event.supported}/{event.checked} supported"
     if isinstance(event, Critiqued):

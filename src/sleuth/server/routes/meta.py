@@ -1,5 +1,6 @@
-"""Who am I, usage, the organization's saved runs, and the operator's endpoints (health,
-readiness, Prometheus metrics)."""
+"""Who am I, usage, the organization's saved runs (`router`, behind the key guard), the load
+balancers' probes (`probes`: health and readiness, public) and Prometheus metrics (`ops`,
+behind the operator guard)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from ..models import ResearchResult, RunList, UsageResponse, WhoAmI
 from .common import READ_ERRORS, documented
 
 router = APIRouter()
+probes = APIRouter()
+ops = APIRouter()
 RunId = Annotated[str, Path(max_length=64, description="A run's session id.")]
 
 
@@ -99,12 +102,12 @@ async def run(org: str, run_id: RunId, caller: Member, state: ServerState) -> di
     return record.result.to_json()
 
 
-@router.get("/healthz", include_in_schema=False)
+@probes.get("/healthz", include_in_schema=False)
 async def healthz() -> dict[str, bool]:
     return {"ok": True}
 
 
-@router.get("/readyz", include_in_schema=False)
+@probes.get("/readyz", include_in_schema=False)
 async def readyz(state: ServerState) -> Response:
     """Ready when the store answers and a search backend is configured."""
     search = str(state.config.defaults.get("search") or state.app.settings.search)
@@ -119,6 +122,6 @@ async def readyz(state: ServerState) -> Response:
     return JSONResponse({"ready": True, "search": search})
 
 
-@router.get("/metrics", include_in_schema=False)
+@ops.get("/metrics", include_in_schema=False)
 async def metrics(state: ServerState) -> Response:
     return Response(state.metrics.exposition(), media_type=CONTENT_TYPE)

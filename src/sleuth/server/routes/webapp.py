@@ -2,9 +2,11 @@
 fields as query parameters, so a browser can watch a run from a URL). Events: `infor` first,
 then `progress`, `message`, `reasoning`, and `error`; see `webapp/events.py` for the mapping.
 
-Who may call: see `access.py` (API keys, or `SLEUTH_ACCESS_PASSWORD` as a bearer token or as
-`password=` on the live URL). A refused caller gets a 401 JSON error; anything wrong after that
-(a bad field, an unknown provider, a full server, a failed run) is one `error` event.
+Who may call: `POST /api/sse` and `POST /api/sse/ticket` take an API key with the research
+scope or `SLEUTH_ACCESS_PASSWORD` as a bearer token (`guards.research`); the live URL takes a
+one-use ticket from the latter (`ticket=`, `guards.ticket`), never a key or password. A refused
+caller gets a 401 JSON error; anything wrong after that (a bad field, an unknown provider, a
+full server, a failed run) is one `error` event.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import replace
 from importlib.metadata import version
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Body, Depends, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from ...app.assemble import llm_settings
@@ -22,15 +24,18 @@ from ...app.caller import Caller
 from ...app.runs import Following
 from ...errors import SleuthError, UsageError
 from ...events import Done, Failed
-from ..access import caller, presented
+from .. import guards
+from ..access import access_of
 from ..auth import ServerState
 from ..state import State
 from ..stream import response, sse
+from ..tickets import TTL_S as TICKET_TTL_S
 from ..webapp.events import WebAppSteps
 from ..webapp.request import Mapped, WebAppConfig, map_request, parse
 from .common import documented
 
-router = APIRouter()
+router = APIRouter()  # behind guards.research
+live = APIRouter()  # behind guards.ticket
 NAME = "sleuth"
 # How this dialect names the settings an error may mention.
 FIELDS = {
@@ -44,6 +49,8 @@ FIELDS = {
 STREAM: dict[int | str, dict[str, Any]] = {
     200: {"description": "Server-sent events", "content": {"text/event-stream": {}}}
 }
+Researcher = Annotated[Caller, Depends(guards.research)]
+Ticketed = Annotated[Caller, Depends(guards.ticket)]
 BODY_SCHEMA = {"content": {"application/json": {"schema": WebAppConfig.model_json_schema()}}}
 
 
@@ -55,30 +62,39 @@ BODY_SCHEMA = {"content": {"application/json": {"schema": WebAppConfig.model_jso
     openapi_extra={"requestBody": BODY_SCHEMA},
 )
 async def sse_post(
-    request: Request, state: ServerState, body: Annotated[dict[str, Any], Body()]
+    caller: Researcher, state: ServerState, body: Annotated[dict[str, Any], Body()]
 ) -> EventSourceResponse:
     """Fields: query, provider, thinkingModel, taskModel, searchProvider, language, maxResult,
     enableCitationImage (accepted; images are not extracted), enableReferences, promptOverrides
     (added to Sleuth's prompt for the same step; citation rules cannot be overridden)."""
-    who = await caller(state, presented(request))
-    request.state.org = who.org
-    return response(webapp_events(state, who, body))
+    return response(webapp_events(state, caller, body))
 
 
-@router.get(
+@router.post(
+    "/api/sse/ticket",
+    summary="A one-use ticket for the live URL (valid for a minute)",
+    tags=["sse"],
+    responses=documented(401, 403, 429),
+)
+async def sse_ticket(request: Request, caller: Researcher) -> dict[str, Any]:
+    """For clients that cannot send headers on their stream (a browser's EventSource): send the
+    credential here, then open `GET /api/sse/live?ticket=...&query=...`."""
+    return {"ticket": access_of(request).tickets.issue(caller), "expiresIn": TICKET_TTL_S}
+
+
+@live.get(
     "/api/sse/live",
     summary="Watch deep research from a URL: the same fields as query parameters",
     tags=["sse"],
     responses={**STREAM, **documented(401, 403)},
 )
-async def sse_live(request: Request, state: ServerState) -> EventSourceResponse:
-    """The `POST /api/sse` fields as query parameters, plus `password` (the access password)
-    for clients that cannot send headers; promptOverrides as a JSON object."""
+async def sse_live(request: Request, caller: Ticketed, state: ServerState) -> EventSourceResponse:
+    """The `POST /api/sse` fields as query parameters, plus `ticket` (from
+    `POST /api/sse/ticket`; keys and passwords are never taken from a URL); promptOverrides as
+    a JSON object."""
     params = dict(request.query_params)
-    password = params.pop("password", None)
-    who = await caller(state, presented(request) or password)
-    request.state.org = who.org
-    return response(webapp_events(state, who, params))
+    params.pop("ticket", None)
+    return response(webapp_events(state, caller, params))
 
 
 async def webapp_events(

@@ -24,12 +24,6 @@ class UiContext:
     saved: SavedSettings
 
     @property
-    def enabled(self) -> bool:
-        """Open (loopback, no keys) or behind the access password; never on a keyed server
-        without one, where the UI could not tell whose runs to show."""
-        return self.state.config.open_access or bool(self.state.config.access_password)
-
-    @property
     def caller(self) -> Caller:
         """The UI acts for the operator: the organization `local`, whose knowledge bases and
         sessions it shows, admitted and metered like any other caller."""

@@ -34,13 +34,6 @@ MAX_QUESTION = MAX_QUESTION_CHARS
 EXPORTS = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
 
 
-def _refused(request: Request, ui: UiContext) -> HTMLResponse | None:
-    if ui.enabled:
-        return None
-    t_msg = "This server requires API keys; set SLEUTH_ACCESS_PASSWORD to use the web UI."
-    return render(request, "message.html", status=403, heading="Sleuth", message=t_msg)
-
-
 def _error(request: Request, exc: SleuthError) -> HTMLResponse:
     status = 404 if isinstance(exc, NotFoundError) else exc.http_status
     return render(request, "message.html", status=status, heading="Sleuth", message=str(exc))
@@ -74,8 +67,6 @@ def _many(form: Any, name: str) -> list[str]:
 @router.get("/", response_class=HTMLResponse)
 async def ask_page(request: Request) -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     picked = request.query_params.getlist("kb")
     return render(request, "ask.html", depths=list(DEPTHS), error=None,
                   bases=await _bases(ui), picked=picked)  # fmt: skip
@@ -92,8 +83,6 @@ async def _bases(ui: UiContext) -> list[Any]:
 @router.post("/runs", response_model=None)
 async def start(request: Request) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     question = _field(form, "question", MAX_QUESTION + 1)
     depth = _field(form, "depth") or "quick"
@@ -127,13 +116,20 @@ def _kb_search(ui: UiContext, names: list[str]) -> dict[str, str]:
 @router.get("/runs/{session_id}", response_class=HTMLResponse)
 async def run_page(request: Request, session_id: str, rev: int | None = None) -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     try:
         state = _state(ui, session_id)
     except SleuthError as exc:
         return _error(request, exc)
-    return render(request, "run.html", run=state, stages=STAGES, **_answer(ui, request, state, rev))
+    return render(request, "run.html", run=state, stages=_stages(state),
+                  **_answer(ui, request, state, rev))  # fmt: skip
+
+
+def _stages(state: Steering) -> tuple[str, ...]:
+    """The stages to show: Clarify only for a run that asked clarifying questions (without a
+    model none are asked, and the step would only promise one)."""
+    if state.questions or state.stage == "clarify":
+        return STAGES
+    return tuple(s for s in STAGES if s != "clarify")
 
 
 def _answer(ui: UiContext, request: Request, state: Steering, rev: int | None) -> dict[str, Any]:
@@ -170,8 +166,6 @@ def _answer(ui: UiContext, request: Request, state: Steering, rev: int | None) -
 @router.post("/runs/{session_id}/plan", response_model=None)
 async def plan(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     try:
         state = _state(ui, session_id)
@@ -185,8 +179,6 @@ async def plan(request: Request, session_id: str) -> Response:
 @router.post("/runs/{session_id}/back", response_model=None)
 async def back(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     stage = _field(form, "stage")
     try:
@@ -203,8 +195,6 @@ async def back(request: Request, session_id: str) -> Response:
 async def explore(request: Request, session_id: str) -> Response:
     """Search and read a round: the (edited) plan first, then the person's suggestions."""
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     try:
         state = _state(ui, session_id)
@@ -229,8 +219,6 @@ async def explore(request: Request, session_id: str) -> Response:
 async def write(request: Request, session_id: str) -> Response:
     """The report, written as asked (tone, length, audience)."""
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     style = writing_request({k: _field(form, k, 150) for k in STYLE_PARTS})
     try:
@@ -285,8 +273,6 @@ async def cancel(request: Request, job_id: str) -> Response:
 @router.get("/runs/{session_id}/export.{fmt}", response_model=None)
 async def export(request: Request, session_id: str, fmt: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     if fmt not in EXPORTS:
         return JSONResponse({"error": f"unknown format {fmt!r}"}, status_code=404)
     try:
@@ -305,8 +291,6 @@ async def export(request: Request, session_id: str, fmt: str) -> Response:
 @router.get("/runs/{session_id}/edit", response_class=HTMLResponse)
 async def edit_page(request: Request, session_id: str) -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     try:
         state = _state(ui, session_id)
         if state.stage != "done" or state.result is None:
@@ -326,8 +310,9 @@ async def preview(request: Request, session_id: str) -> Response:
     form = await request.form()
     try:
         checked = revise.check(
-            ui.state.app, ui.record(session_id).id, _field(form, "text", revise.MAX_TEXT + 1)
-        )
+            ui.state.app, ui.record(session_id).id, _field(form, "text", revise.MAX_TEXT + 1),
+            _field(form, "basis", revise.MAX_TEXT + 1),
+        )  # fmt: skip
     except SleuthError as exc:
         return JSONResponse({"error": str(exc)}, status_code=exc.http_status)
     return JSONResponse(_checked_json(ui, session_id, checked, request))
@@ -351,15 +336,14 @@ def _checked_json(
 @router.post("/runs/{session_id}/revisions", response_model=None)
 async def save_revision(request: Request, session_id: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     note = _field(form, "note", 200) or "edited"
     try:
         record = ui.record(session_id)
         number = revise.save_revision(
-            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note
-        )
+            ui.state.app, record.id, _field(form, "text", revise.MAX_TEXT + 1), note,
+            _field(form, "basis", revise.MAX_TEXT + 1),
+        )  # fmt: skip
     except SleuthError as exc:
         return _error(request, exc)
     return RedirectResponse(f"/runs/{record.id}?rev={number}", status_code=303)

@@ -14,7 +14,7 @@ from ...graph.model import KnowledgeGraph
 from ...graph.render import render_graph
 from ...graph.svg import render_svg
 from .context import UiContext, ui_of
-from .flow import _error, _refused
+from .flow import _error
 from .pages import environment, language, security_headers
 
 router = APIRouter(include_in_schema=False)
@@ -38,8 +38,6 @@ async def _graph(ui: UiContext, session_id: str) -> KnowledgeGraph:
 @router.get("/runs/{session_id}/graph", response_class=HTMLResponse)
 async def panel(request: Request, session_id: str) -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     try:
         graph = await _graph(ui, session_id)
     except SleuthError as exc:
@@ -58,8 +56,6 @@ async def panel(request: Request, session_id: str) -> HTMLResponse:
 @router.get("/runs/{session_id}/graph.{fmt}", response_model=None)
 async def download(request: Request, session_id: str, fmt: str) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     if fmt not in DOWNLOADS:
         return Response("not found", status_code=404, media_type="text/plain")
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from types import MappingProxyType
@@ -48,3 +49,25 @@ def pick(cookie: str | None, accept_language: str) -> str:
         if tag[:2] in LANGUAGES:
             return tag[:2]
     return DEFAULT
+
+
+def moment(iso: str, t: Translate) -> str:
+    """A stored time (ISO 8601, in UTC) written as the reader's language writes a date and a
+    time: `3 Dec 2026, 08:49 UTC`, `2026年12月3日 08:49（UTC）`. Text that is not a time is
+    shown as it is."""
+    try:
+        at = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    months = t("time.months").split()
+    month = months[at.month - 1] if len(months) == 12 else str(at.month)
+    return t("time.format").format(year=at.year, month=month, day=at.day, time=f"{at:%H:%M}")
+
+
+NOTES = {"edited": "revision.edited", "translated": "revision.translated"}
+
+
+def note(text: str, t: Translate) -> str:
+    """A revision's note: the UI's own default words translated, a person's note as typed."""
+    key = NOTES.get(text.strip().lower())
+    return t(key) if key else text

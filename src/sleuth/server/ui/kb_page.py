@@ -19,7 +19,7 @@ from ...app.knowledge import MAX_UPLOAD_BYTES
 from ...errors import SleuthError, UsageError
 from ..config import OPEN_ORG
 from .context import ui_of
-from .flow import _error, _refused
+from .flow import _error
 from .pages import render
 
 router = APIRouter(include_in_schema=False)
@@ -39,8 +39,6 @@ def kb_name(value: str) -> str:
 @router.get("/kb", response_class=HTMLResponse)
 async def kb_page(request: Request, kb: str = DEFAULT_KB, done: str = "") -> HTMLResponse:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     knowledge = ui.state.app.knowledge
     try:
         name = kb_name(kb)
@@ -68,8 +66,6 @@ async def upload(
     """One file. The page's script asks for JSON (its progress list shows the outcome); a
     plain form post comes back to the tab."""
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     wants_json = "application/json" in request.headers.get("accept", "")
     name = (file.filename or "upload").replace("\\", "/").rsplit("/", 1)[-1] or "upload"
     try:
@@ -90,8 +86,6 @@ async def upload(
 @router.post("/kb/remove", response_model=None)
 async def remove(request: Request) -> Response:
     ui = ui_of(request)
-    if refused := _refused(request, ui):
-        return refused
     form = await request.form()
     path, kb = _text(form, "path"), _text(form, "kb")
     try:

@@ -73,6 +73,11 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
         "nav": NAV,
         "path": request.url.path,
         "strings": json.dumps(client_strings(t), ensure_ascii=False),
+        # Behind the password every page is a signed-in one: offer to sign out.
+        "signed_in": getattr(request.app.state, "access", None) is not None
+        and request.app.state.access.verifier is not None,
+        "when": lambda iso: i18n.moment(str(iso or ""), t),
+        "note": lambda text: i18n.note(str(text or ""), t),
         **values,
     }
     html = environment().get_template(template).render(context)

@@ -1,17 +1,19 @@
-"""Settings saved from the UI's Settings page, kept server-side in `$SLEUTH_HOME/ui.json`
-(readable by the owner only). A secret (the model API key) is never sent back to the browser:
-the page shows whether one is set and its last four characters."""
+"""Settings saved from the UI's Settings page, kept server-side: in `$SLEUTH_HOME/ui.json`
+(readable by the owner only), or with SLEUTH_DATABASE_URL in the database, so every replica
+runs with what was saved through any one of them. A secret (the model API key) is never sent
+back to the browser: the page shows whether one is set and its last four characters."""
 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import UsageError
 from ...settings.table import SETTINGS
+
+if TYPE_CHECKING:
+    from ...store.ui_text import SavedText
 
 # Settings of the table (same names, same meaning); a test holds them to it.
 FIELDS = ("base_url", "api_key", "model", "plan_model", "search")
@@ -28,13 +30,15 @@ class Shown:
 
 
 class SavedSettings:
-    def __init__(self, home: Path) -> None:
-        self.path = home / "ui.json"
+    def __init__(self, text: SavedText) -> None:
+        self.text = text
 
     def _read(self) -> dict[str, str]:
         try:
-            data = json.loads(self.path.read_text("utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(self.text.read() or "{}")
+        except ValueError:
+            return {}
+        if not isinstance(data, dict):
             return {}
         return {k: v for k, v in data.items() if k in FIELDS and isinstance(v, str) and v}
 
@@ -68,9 +72,4 @@ class SavedSettings:
             raise UsageError(
                 "the LLM endpoint must be an http:// or https:// URL", setting="base_url"
             )
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out)
-        os.replace(tmp, self.path)
+        self.text.write(json.dumps(data))

@@ -5,9 +5,10 @@ when the first round's queries are ready), each round's queries are a `serp-quer
 searching and reading a `task-list` holding one `search-task` per query (named by the query,
 ending with its result count), and each written draft a `final-report` step. The report's
 markdown streams as `message` text while it is written; a deep run's later drafts follow a
-`---` rule, and the checked, cited final report (with its source list unless references are
-off) closes the text. Every step that starts ends before the stream does, unless the run fails,
-which is one `error` event.
+`---` rule, and the checked, cited final report (with its source list) closes the text. With
+references off, neither the streamed text nor the final report carries `[n]` markers, a source
+list or the citation-health section (`unreferenced.py`). Every step that starts ends before
+the stream does, unless the run fails, which is one `error` event.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ...events import (
     WriterStarted,
 )
 from ...export.markdown import result_markdown
+from .unreferenced import StreamUnmarker, report_without_references
 
 Out = tuple[str, dict[str, Any]]  # (event name, data)
 RULE = "\n\n---\n\n"  # between a draft and the next text
@@ -39,6 +41,7 @@ class WebAppSteps:
 
     def __init__(self, references: bool = True) -> None:
         self.references = references
+        self.unmarker = None if references else StreamUnmarker()
         self.open: dict[tuple[str, str | None], None] = {}  # started, not ended, in order
         self.read = self.skipped = 0  # this round's pages
         self.written = False  # some report text has been sent
@@ -63,7 +66,8 @@ class WebAppSteps:
             return self._writing(event)
         if isinstance(event, WriterDelta):
             self.written = True
-            return [_text("message", event.text)]
+            text = event.text if self.unmarker is None else self.unmarker.feed(event.text)
+            return [_text("message", text)] if text else []
         if isinstance(event, WriterReasoning):
             return [_text("reasoning", event.text)]
         if isinstance(event, Critiqued):
@@ -106,10 +110,15 @@ class WebAppSteps:
         return out + self._end_if("task-list", data=data)
 
     def _writing(self, event: WriterStarted) -> list[Out]:
-        out = self._tasks_done() + self._end_draft()
+        out = self._held() + self._tasks_done() + self._end_draft()
         if self.written:
             out.append(_text("message", RULE))
         return [*out, self._start("final-report")]
+
+    def _held(self) -> list[Out]:
+        """The end of a draft that was held back as a possible marker (references off)."""
+        text = self.unmarker.flush() if self.unmarker is not None else ""
+        return [_text("message", text)] if text else []
 
     def _end_draft(self) -> list[Out]:
         data = {"round": self.round, "draft": True, **self.review}
@@ -118,12 +127,15 @@ class WebAppSteps:
 
     def _done(self, event: Done) -> list[Out]:
         result = event.result
-        out = self._tasks_done() + self._end_if("report-plan")
+        out = self._held() + self._tasks_done() + self._end_if("report-plan")
         if ("final-report", None) not in self.open:
             out.append(self._start("final-report"))
         if self.written:
             out.append(_text("message", RULE))
-        out.append(_text("message", result_markdown(result, self.references)))
+        report = result_markdown(result, self.references)
+        if not self.references and result.answer:
+            report = report_without_references(report)
+        out.append(_text("message", report))
         summary = {
             "confidence": result.confidence,
             "sources": len(result.sources),

@@ -59,7 +59,7 @@ function describe(ev) {
     case "search.done": return [`${t("live.search")} “${ev.query}” — ${ev.results} ${t("live.results")}`];
     case "search.failed": return [`${t("live.failed")} ${ev.backend}: ${ev.error}`, "failed"];
     case "read.start": return [`${t("live.read")} ${ev.pages}`];
-    case "fetch.done": return [`✓ ${ev.url}`];
+    case "fetch.done": return [`✓ ${ev.title || ev.url}`];
     case "fetch.skipped": return [`${t("live.skipped")} ${ev.url} — ${ev.reason}`, "skipped"];
     case "fetch.duplicate": return [`${t("live.duplicate")} ${ev.url}`, "skipped"];
     case "passages.kept": return [`${t("live.kept")} ${ev.sources} / ${ev.passages}`];
@@ -144,6 +144,10 @@ function jobs() {
       const response = await fetch(form.action, {
         method: "POST", body: new FormData(form), headers: { Accept: "application/json" },
       });
+      if (response.redirected) {  // the server sent the page to open: open it, address and all
+        window.location.assign(response.url);
+        return;
+      }
       if (!response.ok || !(response.headers.get("content-type") || "").includes("json")) {
         document.open(); document.write(await response.text()); document.close();
         return;
@@ -197,10 +201,14 @@ function editor() {
   const text = document.getElementById("text");
   const preview = document.getElementById("preview");
   const status = document.getElementById("check-status");
+  // After a translation, the text it was made from: the server checks the translated
+  // sentences through it (their words cannot match the sources word for word).
+  const basis = document.getElementById("basis");
   let timer = null;
   const render = async () => {
     const body = new FormData();
     body.append("text", text.value);
+    body.append("basis", basis.value);
     const response = await fetch(form.dataset.preview, { method: "POST", body });
     const data = await response.json();
     if (!response.ok) { status.textContent = data.error; return; }
@@ -221,6 +229,10 @@ function editor() {
     const data = await response.json();
     run.disabled = false;
     if (!response.ok) { said.textContent = data.error; return; }
+    // the first translation's source text stays the basis through later rewrites
+    if (document.getElementById("transform-kind").value === "translate" && !basis.value) {
+      basis.value = text.value;
+    }
     text.value = data.text;
     said.textContent = t("edit.transformed");
     render();
