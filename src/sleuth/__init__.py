@@ -45,11 +45,12 @@ async def research(question: str, **options: Any) -> Result:
     """Run one research request and return its result; raises SleuthError on failure.
 
     Options are setting names (`search`, `include`, `max_sources`, `since`, `deep`, ...; see
-    docs/settings.md) or `ResearchRequest` fields. The run is not saved as a session unless
+    docs/settings.md) or `ResearchRequest` fields; they override what config.toml, the profile
+    and SLEUTH_* variables set (`Sleuth.from_env`). The run is not saved as a session unless
     `no_sessions=False`.
     """
     from .app.application import Sleuth
 
     options.setdefault("no_sessions", True)
-    async with Sleuth() as app:
+    async with Sleuth.from_env() as app:  # config.toml and SLEUTH_* as every face reads them
         return await app.ask(question, **options)

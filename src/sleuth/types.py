@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any, Literal
 
+from .limits import DEEP_ROUNDS
+
 Depth = Literal["quick", "deep"]
 OutputKind = Literal["answer", "report"]
 Authority = Literal["primary", "reputable", "unknown", "low"]
@@ -283,7 +285,7 @@ class ResearchRequest:
 
     question: str
     depth: Depth = "quick"
-    deep_rounds: int = 2  # critic rounds after the first (deep only)
+    deep_rounds: int = DEEP_ROUNDS  # critic rounds after the first (deep only)
     output: OutputKind | None = None  # None: "answer" for quick, "report" for deep
     max_results: int = 10
     max_sources: int | None = None  # None: 6 for quick, 15 for deep

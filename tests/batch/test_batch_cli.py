@@ -141,3 +141,32 @@ def test_a_killed_batch_resumes_and_answers_each_question_once(
     assert f"{len(before)} already in the results" in second.stderr
     ids = [r["id"] for r in records(out)]
     assert sorted(ids) == sorted(f"q{i}" for i in range(8))  # each once: none lost, none twice
+
+
+@pytest.mark.extra("queue")
+def test_a_queued_batch_starts_with_a_search_backend_in_the_shell(
+    postgres_db: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 27: `batch --queue` refused to start when SLEUTH_SEARCH was set, taking the
+    variable for a `--search` flag. The shell's run options travel with the batch; its engine
+    settings stay the shell's (the workers use their own); only a typed engine flag is refused."""
+    import psycopg
+
+    monkeypatch.setenv("SLEUTH_DATABASE_URL", postgres_db)
+    monkeypatch.setenv("SLEUTH_SEARCH", "wikipedia")
+    monkeypatch.setenv("SLEUTH_MAX_SOURCES", "3")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"question": "what is a rainbow?"}\n', encoding="utf-8")
+    code, batch_id, err = run(["batch", str(questions), "--queue", "--no-wait"], capsys)
+    assert code == 0, err
+    with psycopg.connect(postgres_db) as conn:
+        row = conn.execute(
+            "SELECT options FROM sleuth_batches WHERE id = %s", (batch_id.strip(),)
+        ).fetchone()
+    assert row is not None and row[0] == {"max_sources": 3}
+    code, _, err = run(["batch", str(questions), "--queue", "--search=wikipedia"], capsys)
+    assert code == 1
+    assert "--search: with --queue the search backend and model are the workers'" in err

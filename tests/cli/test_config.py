@@ -336,7 +336,10 @@ def test_a_profile_before_a_non_run_command_runs_that_command(
         ('max_sources = "x"\n', "max_sources: must be a whole number, not 'x'"),
         ("max_sources = 99\n", "max_sources: must be between 1 and 50, not 99"),
         ("max_sources = true\n", "max_sources: expected a single text or number value"),
-        ('source_authority = "loose"\n', "source_authority: 'loose' is not one of"),
+        (
+            'source_authority = "loose"\n',
+            "source_authority: must be one of prefer, strict, off, not 'loose'",
+        ),
         ('strict_cites = "yes"\n', "strict_cites: expected true or false"),
         ("cache = 1\n", "cache: expected true or false"),
         ("search = [1, 2]\n", "search: expected one value, not a list"),

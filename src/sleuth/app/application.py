@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import Engine
 from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
 from ..events import Done, Event, Notice
+from ..limits import DEEP_LIMIT_S, QUICK_LIMIT_S
 from ..ports import SearchQuery
 from ..settings import Settings, database_url, sleuth_home
 from ..store import SessionStore
@@ -55,8 +56,6 @@ if TYPE_CHECKING:
     from .steer import Stage, Steering
 
 OnEvent = Callable[[Event], None]
-QUICK_LIMIT_S = 45.0  # a run stops here unless max_runtime says otherwise (the seed's limits)
-DEEP_LIMIT_S = 150.0
 
 
 class Sleuth:
@@ -76,6 +75,13 @@ class Sleuth:
         self._store = store
         self._service_store = service_store
         self._graphs: GraphCache | None = None
+
+    @classmethod
+    def from_env(cls, profile: str | None = None, **overrides: Any) -> Sleuth:
+        """The application with the settings every face resolves from this process's
+        environment: built-in defaults < $SLEUTH_HOME/config.toml < `profile` (else
+        SLEUTH_PROFILE, else the file's) < SLEUTH_* variables < `overrides` (setting names)."""
+        return cls(Settings.from_env(None, profile, **overrides))
 
     @cached_property
     def knowledge(self) -> Knowledge:

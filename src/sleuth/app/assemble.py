@@ -216,9 +216,9 @@ def build_fetcher(
         return fetcher
     if resources is None:
         home, url = sleuth_home(settings.env), database_url(settings.env)
-        cache: PageCache = open_page_cache(home, settings.cache_ttl_s, url)
+        cache: PageCache = open_page_cache(home, settings.page_cache_ttl_s, url)
     else:
-        cache = resources.page_cache(settings.cache_ttl_s)
+        cache = resources.page_cache(settings.page_cache_ttl_s)
     return CachedFetcher(fetcher, cache, refresh=settings.refresh_cache)
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SleuthError, UsageError
+from ..limits import DEEP_ROUNDS, MAX_QUESTION_CHARS, QUICK
 from ..settings.table import SETTINGS
 from ..settings.values import coerce, parse_freshness
 
@@ -34,9 +35,7 @@ if TYPE_CHECKING:
     from .application import Sleuth
 
 MAX_LINE_BYTES = 64_000  # a question line longer than this is refused unread
-MAX_QUESTION = 2000  # as the API's query field
 MAX_ID = 200
-DEEP_ROUNDS = 2  # `depth: deep` means what a bare --deep means
 # Per-question settings: what one run does, never how the batch is assembled.
 LINE_SETTINGS = frozenset(
     name
@@ -134,9 +133,10 @@ def _question_of(data: Mapping[str, Any]) -> str:
     text = " ".join(value.split())
     if not text:
         raise UsageError("the question is empty", setting="question")
-    if len(text) > MAX_QUESTION:
+    if len(text) > MAX_QUESTION_CHARS:
         raise UsageError(
-            f"the question is {len(text)} characters; at most {MAX_QUESTION}", setting="question"
+            f"the question is {len(text)} characters; at most {MAX_QUESTION_CHARS}",
+            setting="question",
         )
     return text
 
@@ -159,7 +159,7 @@ def line_values(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def _depth(value: Any) -> dict[str, Any]:
     if value == "quick":
-        return {"deep": None}
+        return {"deep": QUICK}
     if value == "deep":
         return {"deep": DEEP_ROUNDS}
     raise UsageError(f"depth must be quick or deep, not {value!r}", setting="depth")

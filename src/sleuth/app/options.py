@@ -43,14 +43,21 @@ class Prepared:
     saving: Saving
 
 
+def given_values(base: Settings, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values a run is prepared from besides the base's engine settings: the base's run
+    defaults (what the config file, profile and environment set), then `values` (None: not
+    given, so the default stands)."""
+    return {**base.run_defaults, **{k: v for k, v in values.items() if v is not None}}
+
+
 def prepare(question: str, base: Settings, values: Mapping[str, Any]) -> Prepared:
     """Split `values` into engine settings, the request and saving; unknown names are refused."""
-    given = {k: v for k, v in values.items() if v is not None}
+    given = given_values(base, values)
     inline = given.pop("schema") if isinstance(given.get("schema"), dict) else None
     table = {
         k: coerce(k, v)
         for k, v in given.items()
-        if k in SETTINGS and SETTINGS[k].target != "output"
+        if k in SETTINGS and SETTINGS[k].target not in ("output", "server")
     }
     if inline is not None:  # a schema given as JSON (the API) rather than as a file path
         table["schema"] = inline

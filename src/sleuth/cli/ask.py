@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from .configmap import load, own
 from .options import (
     CHECKS,
     DEPTH,
@@ -18,7 +19,6 @@ from .options import (
     option,
     table_options,
 )
-from .options import settings_values as settings_values
 from .runner import Output, research
 
 EXAMPLES = """
@@ -51,14 +51,20 @@ def ask(question: tuple[str, ...], interactive: bool, **flags: Any) -> None:
     Progress goes to stderr; the answer (or --json) to stdout. Exit codes: 0 ok, 1 error,
     2 budget cap hit, 3 no sources, 4 --strict-cites failure, 5 --max-runtime reached.
     """
-    text, values = " ".join(question), settings_values(flags)
-    output = Output.of(flags, text)
-    if interactive:
+    ctx = click.get_current_context()
+    resolved = load(ctx)
+    text, values = " ".join(question), resolved.given("engine", "run", "session")
+    output = Output.of(resolved.values, text)
+    if own(ctx, resolved, "interactive"):
         from .interactive import steer_in_terminal
 
-        steer_in_terminal(text, values, output)
+        steer_in_terminal(text, values, output, resolved.settings())
         return
-    research(lambda app, on_event: app.ask(text, on_event=on_event, **values), output)
+    research(
+        lambda app, on_event: app.ask(text, on_event=on_event, **values),
+        output,
+        settings=resolved.settings(),
+    )
 
 
 COMMANDS = [ask]

@@ -9,13 +9,20 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from ..errors import UsageError
+from ..limits import deep_value
+from ..settings.table import SETTINGS
 from .batch_progress import Bar, summary, to_do
-from .options import LLM, READING, SEARCH, option, settings_values, table_options
+from .configmap import load, typed
+from .options import LLM, READING, SEARCH, option, table_options
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 RUN = (
     *SEARCH, *READING, *LLM, "plan_model", "critic_model", "context_tokens", "max_cost",
@@ -97,36 +104,35 @@ def batch(
     Progress goes to stderr (a bar in a terminal). Exit 0 when every question has an answer,
     1 when any line stands failed — this run's failures and earlier ones not retried (each
     failure is in the results with its reason)."""
-    values = settings_values(flags)
-    if depth == "deep":
-        values["deep"] = 2
+    ctx = click.get_current_context()
+    resolved = load(ctx)
+    values = resolved.given("engine", "run", "session")
+    if ctx.get_parameter_source("depth") is ParameterSource.COMMANDLINE:
+        values["deep"] = deep_value(depth)  # else a `deep` from the config or env stands
     if questions is None and follow is None:
         raise UsageError("give the QUESTIONS file (or --follow BATCH_ID)")
     target = _target(questions, out, follow)
     if queue or follow:
         from .batch_queue import queued
 
-        ctx = click.get_current_context()
-        given = {k: v for k, v in values.items() if _given(ctx, k)}
+        given = _queued(ctx, values)
         failed = queued(
             questions, given, target, follow=follow, wait=not no_wait, retry_failed=retry_failed
         )
     else:
         assert questions is not None
-        failed = _run_local(questions, values, target, batch_concurrency, retry_failed)
+        settings = resolved.settings()
+        failed = _run_local(questions, values, target, batch_concurrency, retry_failed, settings)
     if failed:
         sys.exit(1)
 
 
-def _given(ctx: click.Context, name: str) -> bool:
-    """Whether a setting was set by a flag or its variable (not only its default)."""
-    if name == "deep":
-        return True
-    source = ctx.get_parameter_source(name)
-    return source in (
-        click.core.ParameterSource.COMMANDLINE,
-        click.core.ParameterSource.ENVIRONMENT,
-    )
+def _queued(ctx: click.Context, values: dict[str, Any]) -> dict[str, Any]:
+    """What a queued batch carries: its run options, and any engine setting typed as a flag
+    (refused: the workers choose their search backend and model). An engine setting from
+    the config file or a variable is this shell's, not the batch's: it is left out."""
+    typed_engine = {k for k in typed(ctx) if SETTINGS[k].target == "engine"}
+    return {k: v for k, v in values.items() if SETTINGS[k].target != "engine" or k in typed_engine}
 
 
 def _target(questions: Path | None, out: Path | None, follow: str | None) -> Path | None:
@@ -143,7 +149,12 @@ def _target(questions: Path | None, out: Path | None, follow: str | None) -> Pat
 
 
 def _run_local(
-    questions: Path, values: dict[str, Any], target: Path | None, workers: int, retry: bool
+    questions: Path,
+    values: dict[str, Any],
+    target: Path | None,
+    workers: int,
+    retry: bool,
+    settings: Settings,
 ) -> int:
     from ..app.application import Sleuth
     from ..app.batch import Tally, run_local
@@ -159,7 +170,7 @@ def _run_local(
         bar.step(tally)
 
     async def go() -> None:
-        async with Sleuth() as app:
+        async with Sleuth(settings) as app:
             await run_local(app, todo, values, sink, concurrency=workers, tally=tally)
 
     try:

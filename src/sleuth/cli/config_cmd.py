@@ -11,19 +11,11 @@ import click
 from click.core import ParameterSource
 
 from ..settings.files import config_path
-from .configmap import (
-    CONFIGURABLE,
-    Checked,
-    catalogue,
-    chosen_profile,
-    complete_profiles,
-    defaults_for,
-    load_checked,
-)
-from .options import flatten, option, table_option
+from ..settings.resolve import Resolved, resolve
+from ..settings.table import SETTINGS
+from .configmap import CONFIGURABLE, chosen_profile, complete_profiles, own_defaults
+from .options import flatten, note, option, table_option
 from .render import echo
-
-SECRET_KEYS = frozenset({"api_key"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,35 +84,27 @@ def show_cmd(ctx: click.Context, profile: str | None, command_name: str, as_json
     """
     group = ctx.find_root().command
     assert isinstance(group, click.Group)
-    checked = load_checked(group, chosen_profile(ctx, profile))
-    settings = effective(group, command_name, checked)
+    typed = ctx.get_parameter_source("profile") is ParameterSource.COMMANDLINE
+    resolved = resolve(None, profile if typed else chosen_profile(ctx), note=note)
+    settings = effective(group, command_name, resolved)
     if as_json:
-        echo(json.dumps(_json(checked, command_name, settings), indent=2))
+        echo(json.dumps(_json(resolved, command_name, settings), indent=2))
     else:
-        echo(_text(checked, command_name, settings), nl=False)
+        echo(_text(resolved, command_name, settings), nl=False)
 
 
-def effective(group: click.Group, command_name: str, checked: Checked) -> list[Setting]:
-    """Let click itself resolve the command's parameters, so `show` cannot disagree with a run."""
+def effective(group: click.Group, command_name: str, resolved: Resolved) -> list[Setting]:
+    """The command's settings as the one loader resolves them (what a run of it uses, before
+    any flag), and its own config keys."""
     command = group.get_command(click.Context(group), command_name)
     assert command is not None, command_name
-    defaults = defaults_for(group, checked, command_name)
-    ctx = command.make_context(command_name, [], default_map=defaults, resilient_parsing=True)
-    out: list[Setting] = []
-    for key in sorted(catalogue(group).values(), key=lambda k: k.name):
-        for owner, param in key.params:
-            if owner is command and param.name:
-                source = _source(ctx.get_parameter_source(param.name), key.name, checked)
-                out.append(Setting(key.name, _plain(key.name, ctx.params.get(param.name)), source))
-    return out
-
-
-def _source(source: ParameterSource | None, key: str, checked: Checked) -> str:
-    if source is ParameterSource.ENVIRONMENT:
-        return "env"
-    if source is ParameterSource.DEFAULT_MAP:
-        return "profile" if key in checked.profile else "file"
-    return "default"
+    names = {p.setting for p in command.params if hasattr(p, "setting")}
+    out = [
+        Setting(name, _plain(name, resolved.values[name]), resolved.sources[name]) for name in names
+    ]
+    for name, (value, source) in own_defaults(command, resolved).items():
+        out.append(Setting(name, _plain(name, value), source))
+    return sorted(out, key=lambda s: s.key)
 
 
 def _plain(key: str, value: Any) -> Any:
@@ -129,13 +113,13 @@ def _plain(key: str, value: Any) -> Any:
         return list(flatten(value))
     if isinstance(value, Path):
         return str(value)
-    if key in SECRET_KEYS and value:
+    if key in SETTINGS and SETTINGS[key].secret and value:
         return "****" + str(value)[-4:]
     return value if isinstance(value, str | int | float | bool) else None
 
 
-def _json(checked: Checked, command: str, settings: list[Setting]) -> dict[str, Any]:
-    layers = checked.layers
+def _json(resolved: Resolved, command: str, settings: list[Setting]) -> dict[str, Any]:
+    layers = resolved.layers
     return {
         "config_file": str(layers.path),
         "exists": layers.path.exists(),
@@ -146,8 +130,8 @@ def _json(checked: Checked, command: str, settings: list[Setting]) -> dict[str, 
     }
 
 
-def _text(checked: Checked, command: str, settings: list[Setting]) -> str:
-    layers = checked.layers
+def _text(resolved: Resolved, command: str, settings: list[Setting]) -> str:
+    layers = resolved.layers
     found = "" if layers.path.exists() else " (not found)"
     profile = layers.profile_name or "none"
     if layers.profile_builtin:

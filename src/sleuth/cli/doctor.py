@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import __version__
+from .configmap import load
 from .hints import OFFLINE_WAYS
-from .options import LLM, settings_values, table_options
+from .options import LLM, table_options
 from .render import echo
 from .runner import with_app
 
@@ -30,9 +31,10 @@ Examples:
 @table_options("search", *LLM, "browser_executable", "browser_cdp_endpoint", "json")
 def doctor(**flags: Any) -> None:
     """Check the environment, cache, LLM endpoint, search backend and browser."""
-    values = {k: v for k, v in settings_values(flags).items() if k != "json"}
-    checks = with_app(lambda app: app.doctor(**values))
-    if flags["json"]:
+    resolved = load()
+    values = resolved.given("engine")
+    checks = with_app(lambda app: app.doctor(**values), resolved.settings())
+    if resolved.values["json"]:
         failed = sum(c.status == "fail" for c in checks)
         echo(json.dumps({"ok": failed == 0, "checks": [asdict(c) for c in checks]}, indent=2))
     else:

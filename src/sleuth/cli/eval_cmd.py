@@ -8,11 +8,11 @@ from typing import Any
 
 import click
 
-from ..app.batch import DEEP_ROUNDS
 from ..errors import UsageError
 from ..evaluate.questions import load_questions, sample, with_gold_urls
-from ..settings import Settings
+from ..limits import DEEP_ROUNDS
 from ..types import ResearchRequest
+from .configmap import load
 from .options import LLM, note, option, table_options
 from .render import echo
 
@@ -81,7 +81,6 @@ QUESTIONS.jsonl: one {"question", "answers": [...], "id"?, "dataset"?,
 def eval_cmd(
     questions: Path,
     corpus: Path | None,
-    search: str,
     limit: int | None,
     seed: int | None,
     concurrency: int,
@@ -89,8 +88,7 @@ def eval_cmd(
     depth: str | None,
     out: Path,
     unanswerable: bool,
-    no_cache: bool,
-    **llm: Any,
+    **flags: Any,
 ) -> None:
     """Research every question of QUESTIONS.jsonl and score the answers, sources and speed.
 
@@ -107,15 +105,9 @@ def eval_cmd(
     docs = load_docs(corpus) if corpus is not None else None
     if docs is not None:
         picked = with_gold_urls(picked, {d.id: d.url for d in docs})
-    settings = Settings.from_env().with_(
-        search=search,
-        no_cache=no_cache,
-        base_url=llm["base_url"],
-        api_key=llm["api_key"],
-        model=llm["model"],
-        api_format=llm["api_format"],
-    )
-    template = _template(deep, depth)
+    resolved = load()
+    settings = resolved.settings()
+    template = _template(resolved.values["deep"], depth)
     evaluation = asyncio.run(
         evaluate(
             picked,

@@ -12,24 +12,26 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import click
-from click.core import ParameterSource
 
 from .ask import RUN_SETTINGS
 from .complete import session_argument
-from .options import LLM, option, settings_values, table_options
+from .configmap import load, own
+from .options import LLM, option, table_options
 from .render import echo
 from .runner import Output, research, with_app
 
 if TYPE_CHECKING:
     from ..app.diff import SessionDiff
+    from ..settings import Settings
+    from ..settings.resolve import Resolved
 
 
-def _values(flags: dict[str, Any]) -> dict[str, Any]:
-    """The settings given, without a default `search`: the parent's backend is used then."""
-    values = settings_values(flags)
-    if click.get_current_context().get_parameter_source("search") is ParameterSource.DEFAULT:
-        values.pop("search", None)
-    return values
+def _resolved(resolved: Resolved | None = None) -> tuple[dict[str, Any], Output, Settings]:
+    """The values set above the defaults (so a `search` from nowhere leaves the parent's
+    backend), how to show the run, and the settings to run it with."""
+    resolved = resolved or load()
+    given = resolved.given("engine", "run", "session")
+    return given, Output.of(resolved.values), resolved.settings()
 
 
 @click.command("resume")
@@ -44,8 +46,10 @@ def resume(session_id: str, question: tuple[str, ...], **flags: Any) -> None:
       sleuth resume 2026-05-07_1345
       sleuth resume 2026-05-07_1345 "what does it say about exports?"
     """
-    text, values = " ".join(question), _values(flags)
-    research(lambda app, on: app.resume(session_id, text, on_event=on, **values), Output.of(flags))
+    text, (values, output, settings) = " ".join(question), _resolved()
+    research(
+        lambda app, on: app.resume(session_id, text, on_event=on, **values), output, None, settings
+    )
 
 
 @click.command("continue")
@@ -61,9 +65,12 @@ def continue_cmd(session_id: str, question: tuple[str, ...], **flags: Any) -> No
       sleuth continue 2026-05-07_1345 "and how does that compare with the 2023 limits?"
       sleuth continue 2026-05-07_1345 --deep --max-sources=20
     """
-    text, values = " ".join(question), _values(flags)
+    text, (values, output, settings) = " ".join(question), _resolved()
     research(
-        lambda app, on: app.continue_(session_id, text, on_event=on, **values), Output.of(flags)
+        lambda app, on: app.continue_(session_id, text, on_event=on, **values),
+        output,
+        None,
+        settings,
     )
 
 
@@ -79,7 +86,10 @@ def rerun(session_id: str, narrate: bool, **flags: Any) -> None:
       sleuth rerun 2026-05-07_1345
       sleuth rerun 2026-05-07_1345 --narrate
     """
-    values = _values(flags)
+    ctx = click.get_current_context()
+    resolved = load(ctx)
+    values, output, settings = _resolved(resolved)
+    narrate = own(ctx, resolved, "narrate")
     changes: list[SessionDiff] = []
 
     async def start(app: Any, on: Any) -> Any:
@@ -88,10 +98,10 @@ def rerun(session_id: str, narrate: bool, **flags: Any) -> None:
             changes.append(diff)
         return result
 
-    result = research(start, Output.of(flags))
+    result = research(start, output, None, settings)
     if changes and result.session_id:
         echo("", err=True)
-        print_diff(changes[0], session_id, result.session_id, False, narrate, values, err=True)
+        print_diff(changes[0], session_id, result.session_id, False, narrate, settings, err=True)
 
 
 @click.command("diff")
@@ -108,9 +118,9 @@ def diff(first: str, second: str, narrate: bool, **flags: Any) -> None:
       sleuth diff 2026-05-07_1345 2026-06-01_0900 --json
       sleuth diff 2026-05-07 2026-06-01 --narrate
     """
-    values = {k: v for k, v in settings_values(flags).items() if k in LLM}
-    changes = with_app(lambda app: _diff(app, first, second))
-    print_diff(changes, first, second, bool(flags["json"]), narrate, values)
+    resolved = load()
+    changes = with_app(lambda app: _diff(app, first, second), resolved.settings())
+    print_diff(changes, first, second, resolved.values["json"], narrate, resolved.settings())
 
 
 async def _diff(app: Any, first: str, second: str) -> SessionDiff:
@@ -124,13 +134,10 @@ def print_diff(
     second: str,
     as_json: bool,
     with_narration: bool,
-    values: dict[str, Any],
+    settings: Settings,
     err: bool = False,
 ) -> None:
-    llm_values = {k: v for k, v in values.items() if k in LLM}
-    story = (
-        with_app(lambda app: app.narrate(first, second, **llm_values)) if with_narration else None
-    )
+    story = with_app(lambda app: app.narrate(first, second), settings) if with_narration else None
     if as_json:
         data = changes.to_json()
         if story is not None:

@@ -9,7 +9,8 @@ import click
 
 from ..graph import FORMATS, METHODS
 from .complete import session_argument
-from .options import LLM, option, settings_values, table_options
+from .configmap import load
+from .options import LLM, option, table_options
 from .render import echo
 from .runner import with_app, write_out
 
@@ -42,8 +43,8 @@ def graph(session_id: str, fmt: str | None, out: Path | None, method: str, **fla
     from ..graph.render import render_graph
 
     chosen = fmt or (_SUFFIXES.get(out.suffix.lower()) if out else None) or "svg"
-    values = {k: v for k, v in settings_values(flags).items() if k in LLM}
-    drawn = with_app(lambda app: app.graph(session_id, method=method, **values))
+    resolved = load()
+    drawn = with_app(lambda app: app.graph(session_id, method=method), resolved.settings())
     text = render_graph(drawn, chosen, links="source")
     for note in drawn.notes:
         echo(f"note: {note}", err=True)

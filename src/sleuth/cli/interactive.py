@@ -25,6 +25,7 @@ from .runner import Output, research
 if TYPE_CHECKING:
     from ..app.application import Sleuth
     from ..app.steer import Steering
+    from ..settings import Settings
 
 NOT_WITH = ("deep", "schema")  # the person steers the rounds; the report is the output
 
@@ -43,7 +44,9 @@ def reply(text: str) -> str:
     return " ".join(answer.split())
 
 
-def steer_in_terminal(question: str, values: dict[str, Any], output: Output) -> Result:
+def steer_in_terminal(
+    question: str, values: dict[str, Any], output: Output, settings: Settings | None = None
+) -> Result:
     """Run the steered stages, asking at each; the report is printed as `ask` prints one."""
     refuse_conflicts(values)
     reached: list[Steering] = []
@@ -75,7 +78,7 @@ def steer_in_terminal(question: str, values: dict[str, Any], output: Output) -> 
         return replace(state.result, usage=app.steer_spent(state))
 
     try:
-        return research(run, output, live=False)
+        return research(run, output, live=False, settings=settings)
     except click.Abort:
         if reached and reached[-1].session_id:
             saved = reached[-1].session_id

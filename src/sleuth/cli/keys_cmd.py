@@ -30,7 +30,9 @@ def _with_store(call: Callable[[Any], Awaitable[T]]) -> T:
     from ..settings import Settings
 
     async def run() -> T:
-        async with Sleuth(Settings.from_env()) as app:
+        # Where the store lives is the environment's (SLEUTH_HOME, SLEUTH_DATABASE_URL): no
+        # settings are resolved, so a broken config.toml never locks the keys away.
+        async with Sleuth(Settings()) as app:
             return await call(app.service_store)
 
     return asyncio.run(run())

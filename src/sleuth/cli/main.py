@@ -16,7 +16,7 @@ import click
 
 from ..errors import SleuthError
 from ..settings.table import flag_name
-from .configmap import CONFIGURABLE, apply_profile, profile_option, remember_group_profile
+from .configmap import CONFIGURABLE, profile_option
 from .helpformat import sectioned
 from .hints import hint_for
 from .render import echo
@@ -59,7 +59,7 @@ class DefaultToAsk(click.Group):
     def _load(self, module: str) -> None:
         for command in importlib.import_module(f"sleuth.cli.{module}").COMMANDS:
             if command.name in CONFIGURABLE:  # --profile also after the command
-                command.params.append(profile_option(apply_profile))
+                command.params.append(profile_option())
             self.add_command(sectioned(command))
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -98,9 +98,9 @@ def cli() -> None:
     """
 
 
-# --profile works before the command (the group remembers it) and after it (an eager option of
-# each run command, which loads the config into that command's default map).
-cli.params.append(profile_option(remember_group_profile))
+# --profile works before the command and after it (an option of each command that resolves
+# settings); both only note the name, and the command's own wins (`configmap.chosen_profile`).
+cli.params.append(profile_option())
 
 
 class _Stderr(logging.Handler):

@@ -9,7 +9,8 @@ import click
 
 from ..errors import UsageError
 from ..extras import install_hint
-from .options import settings_values, table_options
+from .configmap import load
+from .options import table_options
 from .serve_cmd import ENGINE
 
 EXAMPLES = """
@@ -34,7 +35,8 @@ def mcp(**flags: Any) -> None:
         raise UsageError(
             f"sleuth mcp needs the mcp extra ({exc.name} is missing): {install_hint('mcp')}"
         ) from None
-    serve_stdio(settings_values(flags))
+    resolved = load()
+    serve_stdio(resolved.given("engine", "run", "session"), resolved.settings())
 
 
 COMMANDS = [mcp]

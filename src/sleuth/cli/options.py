@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from ..errors import UsageError
+from ..limits import DEEP_ROUNDS
 from ..settings.table import SETTINGS, Setting
 from ..settings.values import coerce
 from .render import echo
@@ -97,11 +98,23 @@ def _click_type(entry: Setting) -> Any:
     return None
 
 
+class TableOption(click.Option):
+    """An option that is a setting of the table; `setting` names it (the loader's key)."""
+
+    def __init__(self, *args: Any, setting: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.setting = setting
+
+
 def table_option(name: str, dest: str | None = None, **overrides: Any) -> Callable[[F], F]:
     """The click option for setting `name`, with its env twin unless the table says none."""
     entry = SETTINGS[name]
+    if not entry.cli:
+        raise ValueError(f"{name} has no flag (the table says cli=False)")
     decls = [entry.flag, *([entry.short] if entry.short else []), dest or name]
     kwargs: dict[str, Any] = {
+        "cls": TableOption,
+        "setting": name,
         "help": entry.help,
         "metavar": entry.metavar,
         "envvar": entry.env_name,
@@ -116,7 +129,7 @@ def table_option(name: str, dest: str | None = None, **overrides: Any) -> Callab
     if entry.kind == "list":
         kwargs["multiple"] = True
     if entry.kind == "rounds":
-        kwargs.update(is_flag=False, flag_value=2)
+        kwargs.update(is_flag=False, flag_value=DEEP_ROUNDS)
     if name == "search":
         from .complete import backends
 
@@ -150,15 +163,6 @@ def flatten(values: tuple[tuple[str, ...], ...] | tuple[str, ...]) -> tuple[str,
     for item in values:
         out.extend(item if isinstance(item, tuple) else [item])
     return tuple(out)
-
-
-def settings_values(flags: dict[str, Any]) -> dict[str, Any]:
-    """The table settings among a command's parsed flags, lists flattened."""
-    out: dict[str, Any] = {}
-    for name, value in flags.items():
-        if name in SETTINGS:
-            out[name] = flatten(value) if SETTINGS[name].kind == "list" else value
-    return out
 
 
 def env(name: str) -> str:

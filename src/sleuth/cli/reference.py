@@ -67,10 +67,15 @@ def settings_reference() -> str:
     ]
     for s in SETTINGS.values():
         env = f"`{s.env_name}`" if s.env_name else "—"
-        default = "—" if s.default in (None, (), False) else f"`{s.default}`"
+        flag = f"`{s.flag_text}`" if s.flag_text else "—"
+        default = (
+            "—"
+            if s.default is None or s.default is False or s.default == ()
+            else (f"`{s.default:g}s`" if s.kind == "duration" else f"`{s.default}`")
+        )
         kind = f" ({', '.join(s.choices)})" if s.choices else ""
         help_text = " ".join(s.help.split()).replace("|", "\\|")
-        rows.append(f"| `{s.name}` | `{s.flag}` | {env} | {default} | {help_text}{kind} |")
+        rows.append(f"| `{s.name}` | {flag} | {env} | {default} | {help_text}{kind} |")
     rows += ["", "Read from the environment only:", ""]
     rows += [f"- `{name}`: {text}" for name, text in ENV_ONLY.items()]
     return "\n".join(rows) + "\n"

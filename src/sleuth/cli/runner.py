@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,10 +35,12 @@ class Output:
     question: str = ""  # the heading above streamed drafts ("" when not known yet)
 
     @classmethod
-    def of(cls, flags: dict[str, Any], question: str = "") -> Output:
+    def of(cls, flags: Mapping[str, Any], question: str = "") -> Output:
+        """How to show a run, from the resolved settings (json, out, verbose, ...)."""
+        out = flags.get("out")
         return cls(
             bool(flags.get("json")),
-            flags.get("out"),
+            None if out is None else Path(out),
             bool(flags.get("verbose")),
             bool(flags.get("strict_cites")),
             not flags.get("no_cost", False),
@@ -68,6 +70,7 @@ def research(
     start: Callable[[Any, Callable[[Event], None]], Awaitable[Result]],
     output: Output,
     live: bool | None = None,
+    settings: Settings | None = None,
 ) -> Result:
     """Run `start(app, on_event)` with progress on stderr, then print the result (`live=False`
     when `start` prompts: no status line to overwrite the prompt)."""
@@ -84,7 +87,7 @@ def research(
     if output.drafts and output.question:
         echo(f"# {' '.join(output.question.split())}\n")
     try:
-        result = with_app(lambda app: start(app, on_event))
+        result = with_app(lambda app: start(app, on_event), settings)
     finally:
         progress.clear()
     shown = after_drafts(result, progress.draft) if output.drafts else None

@@ -9,7 +9,8 @@ from typing import Any
 import click
 
 from ..types import SearchResult
-from .options import option, settings_values, table_options
+from .configmap import load, own
+from .options import option, table_options
 from .render import echo
 from .runner import with_app
 
@@ -34,10 +35,11 @@ def search(query: tuple[str, ...], limit: int, **flags: Any) -> None:
     text = " ".join(query).strip()
     if not text:
         raise click.UsageError("the query is empty")
-    values = settings_values(flags)
-    values.pop("json", None)
-    results = with_app(lambda app: app.search(text, limit=limit, **values))
-    if flags["json"]:
+    ctx = click.get_current_context()
+    resolved = load(ctx)
+    values, limit = resolved.given("engine", "run"), own(ctx, resolved, "limit")
+    results = with_app(lambda app: app.search(text, limit=limit, **values), resolved.settings())
+    if resolved.values["json"]:
         echo(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2))
         return
     if not results:

@@ -16,13 +16,15 @@ import click
 
 from ..errors import UsageError
 from ..extras import install_hint
-from .options import LLM, settings_values, table_options
+from .configmap import load
+from .options import LLM, option, table_options
 
 ENGINE = (
     "search", "search_fallback", "include", "no_cache", "browser", "browser_executable",
     "browser_cdp_endpoint", "pdf_max_pages", *LLM, "plan_model", "critic_model",
     "context_tokens", "max_cost",
 )  # fmt: skip
+SERVER = ("run_slots", "org_runs", "org_rate", "result_cache_ttl")  # besides host, port, workers
 # How it faces the network, and what a request may choose of the operator's models.
 EDGE = (
     "allowed_hosts", "trusted_proxies", "metrics_token", "allowed_models", "allowed_providers",
@@ -38,59 +40,24 @@ Examples:
 
 
 @click.command("serve", epilog=EXAMPLES)
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
-@click.option(
+@table_options("host", "port", "workers")
+@option(
     "--no-auth",
     is_flag=True,
     help="Serve without API keys: every request acts for the organization 'local'.",
 )
-@click.option(
-    "--run-slots",
-    type=click.IntRange(1, 1024),
-    default=4,
-    show_default=True,
-    help="Runs at once per worker; more get 503 SERVER_BUSY with Retry-After.",
-)
-@click.option(
-    "--org-runs",
-    type=click.IntRange(0),
-    default=2,
-    show_default=True,
-    help="Runs at once per organization (0: no limit); more get 429.",
-)
-@click.option(
-    "--org-rate",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    help="Requests a minute per organization (0: no limit); more get 429.",
-)
-@table_options(*ENGINE, *EDGE)
-def serve(
-    host: str,
-    port: int,
-    workers: int,
-    no_auth: bool,
-    run_slots: int,
-    org_runs: int,
-    org_rate: int,
-    **flags: Any,
-) -> None:
+@table_options(*SERVER, *ENGINE, *EDGE)
+def serve(no_auth: bool, **flags: Any) -> None:
     """Serve the Research API (research, search, extract; docs at /api/docs) and the web UI.
 
     Binds to loopback unless --host says otherwise. With no API keys and no
     SLEUTH_ACCESS_PASSWORD it serves openly, and only on loopback; --no-auth serves openly on
     purpose, also only on loopback. Exposed servers answer only to the names in
-    --allowed-hosts (docs/serving.md).
+    --allowed-hosts (docs/serving.md). Settings also come from config.toml and SLEUTH_*
+    variables (docs/settings.md).
     """
     ServeOptions, run = _server("serve")
-    options = ServeOptions(
-        host, port, workers, no_auth, run_slots, org_runs or None, org_rate or None,
-        settings_values(flags),
-    )  # fmt: skip
-    run(options)
+    run(ServeOptions(load(), no_auth))
 
 
 def _server(command: str) -> tuple[Any, Any]:
@@ -135,9 +102,9 @@ def ui(port: int, no_open: bool, **flags: Any) -> None:
     ServeOptions, run = _server("ui")
     port = port or free_port()
     url = f"http://127.0.0.1:{port}/"
-    options = ServeOptions("127.0.0.1", port, 1, True, 4, 2, None, settings_values(flags))
+    local = {"host": "127.0.0.1", "port": port, "workers": 1}  # loopback, one process
     when_listening(port, lambda: _announce(url, open_browser=not no_open))
-    run(options)
+    run(ServeOptions(load(fixed=local), no_auth=True))
 
 
 def free_port() -> int:

@@ -28,7 +28,8 @@ def _store() -> SessionStore:
     from ..app.application import Sleuth
     from ..settings import Settings
 
-    return Sleuth(Settings.from_env()).sessions
+    # The environment says where sessions live; a broken config.toml must not hide them.
+    return Sleuth(Settings()).sessions
 
 
 def _cost(value: float | None) -> str:

@@ -16,19 +16,21 @@ import click
 
 from ..errors import SleuthError
 from ..settings import Settings
-from .options import option, settings_values, table_option, table_options
+from .configmap import load
+from .options import option, table_option, table_options
 from .render import echo
 from .serve_cmd import ENGINE
 
 if TYPE_CHECKING:
     from ..app.watch import Watcher
+    from ..settings.resolve import Resolved
     from ..store.watches import Watch, WatchRun, WatchStore
 
 
 def _store() -> WatchStore:
     from ..app.application import Sleuth
 
-    return Sleuth(Settings.from_env()).watches
+    return Sleuth(Settings()).watches  # where it lives is the environment's, not config.toml's
 
 
 @click.group("watch")
@@ -159,10 +161,10 @@ def run_cmd(watch_ids: tuple[str, ...], loop: bool, interval: int, **flags: Any)
       sleuth watch run 3f9a01bc --search=searxng
       sleuth watch run --loop --interval=300
     """
-    asyncio.run(_run(watch_ids, loop, interval, settings_values(flags)))
+    asyncio.run(_run(watch_ids, loop, interval, load()))
 
 
-async def _run(ids: tuple[str, ...], loop: bool, interval: int, values: dict[str, Any]) -> None:
+async def _run(ids: tuple[str, ...], loop: bool, interval: int, resolved: Resolved) -> None:
     from ..app.application import Sleuth
     from ..app.watch import Watcher
 
@@ -170,9 +172,9 @@ async def _run(ids: tuple[str, ...], loop: bool, interval: int, values: dict[str
     if loop:  # SIGTERM/SIGINT: finish the run in hand (its watch stays held otherwise), stop
         for sig in (signal.SIGTERM, signal.SIGINT):
             asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-    async with Sleuth(Settings.from_env()) as app:
+    async with Sleuth(resolved.settings()) as app:
         store = app.watches
-        watcher = Watcher(app, store, values)
+        watcher = Watcher(app, store, resolved.given("engine"))
         try:
             while not stop.is_set():
                 try:

@@ -6,14 +6,18 @@ the others."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import UsageError
 from ..extras import install_hint, missing
-from .options import option, settings_values, table_options
+from .configmap import load
+from .options import option, table_options
 from .serve_cmd import ENGINE
+
+if TYPE_CHECKING:
+    from ..settings.resolve import Resolved
 
 EXAMPLES = """
 \b
@@ -57,22 +61,22 @@ def worker(worker_concurrency: int, stalled_after: float, until_empty: bool, **f
     from ..app.queue import queue_url, redact
     from ..settings import database_url
 
-    url = queue_url(database_url())
+    url, resolved = queue_url(database_url()), load()
     click.echo(
         f"sleuth: worker on {redact(url)}: {worker_concurrency} questions at once",
         err=True,
     )
-    asyncio.run(_work(settings_values(flags), worker_concurrency, stalled_after, until_empty))
+    asyncio.run(_work(resolved, worker_concurrency, stalled_after, until_empty))
 
 
 async def _work(
-    values: dict[str, Any], concurrency: int, stalled_after: float, until_empty: bool
+    resolved: Resolved, concurrency: int, stalled_after: float, until_empty: bool
 ) -> None:
     from ..app.application import Sleuth
     from ..app.queue import run_worker
-    from ..settings import Settings
 
-    async with Sleuth(Settings.from_env()) as app:
+    values = resolved.given("engine")  # the worker's own: search backend, model, reading
+    async with Sleuth(resolved.settings()) as app:
         await run_worker(
             app,
             concurrency=concurrency,

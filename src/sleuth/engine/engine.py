@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from ..errors import LLMNotConfigured, SleuthError, UsageError
 from ..events import Done, Event, Failed
+from ..limits import MAX_QUESTION_CHARS
 from ..llm.meter import Meter
 from ..pipeline.candidates import Candidate
 from ..pipeline.evidence import Read, Segment
@@ -29,8 +30,6 @@ from ..types import ResearchRequest, Result
 from .deep import deep, explore
 from .quick import quick
 from .run import Parts, Run, Stages
-
-MAX_QUESTION_CHARS = 2000
 
 Flow = Callable[[Run], Awaitable[Result]]
 

@@ -18,12 +18,12 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from ..app.application import Sleuth
 from ..app.service import Service
-from ..settings import Settings
+from ..settings.resolve import resolve
 from . import errors, guards, password
 from .access import Access
 from .auth import principal
 from .bodylimit import BodyLimit
-from .config import Clock, ServerConfig, wall_clock
+from .config import Clock, ServerConfig, server_config, wall_clock
 from .edge import EdgeCheck, allowed_hosts
 from .logins import Logins
 from .mcp import http as mcp_http
@@ -53,8 +53,12 @@ def create_app(
     store: ServiceStore | None = None,
     clock: Clock = wall_clock,
 ) -> FastAPI:
-    config = config or ServerConfig()
-    sleuth = app or Sleuth(Settings.from_env(), service_store=store)
+    if config is None or app is None:  # resolved as every face resolves them
+        resolved = resolve()
+        defaults = resolved.given("engine", "run", "session")
+        config = config or server_config(resolved.values, open_access=False, defaults=defaults)
+        app = app or Sleuth(resolved.settings(), service_store=store)
+    sleuth = app
     store = store or sleuth.service_store
     if config.access_password:  # from here on only the verifier is kept (password.py)
         hashed = password.verifier_for(config.access_password, sleuth.home)

@@ -1,4 +1,8 @@
-"""How one `sleuth serve` node behaves: limits, time windows and the operator's run defaults."""
+"""How one `sleuth serve` node behaves: limits, time windows and the operator's run defaults.
+
+Built from the resolved settings (`server_config`): the `server` rows of the settings table
+(address, run slots, organization limits, result-cache TTL, access password), with a test
+holding the defaults here to the table's."""
 
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ class ServerConfig:
     run_slots: int = 4  # research runs at once on this node; more → 503 SERVER_BUSY
     org_runs: int | None = 2  # runs at once per organization; more → 429
     org_rate: int | None = None  # requests per minute per organization; more → 429
-    cache_ttl_s: float = 600.0  # identical requests within this are answered from the cache
+    result_cache_ttl_s: float = 600.0  # identical requests within this: from the result cache
     idempotency_ttl_s: float = 86400.0
     max_body_bytes: int = 1_000_000
     retry_after_s: float = 1.0
@@ -53,11 +57,34 @@ class ServerConfig:
             run_slots=self.run_slots,
             org_runs=self.org_runs,
             org_rate=self.org_rate,
-            result_ttl_s=self.cache_ttl_s,
+            result_ttl_s=self.result_cache_ttl_s,
             models=self.allowed_models,
             endpoints=provider_endpoints(self.allowed_providers),
             retry_after_s=self.retry_after_s,
         )
+
+
+def server_config(
+    values: Mapping[str, Any], *, open_access: bool, defaults: Mapping[str, Any]
+) -> ServerConfig:
+    """The node's configuration from resolved setting values (`Resolved.values`); `defaults`
+    are the operator's run values every request starts from."""
+    return ServerConfig(
+        host=values["host"],
+        port=values["port"],
+        open_access=open_access,
+        access_password=values["access_password"] or None,
+        run_slots=values["run_slots"],
+        org_runs=values["org_runs"] or None,  # 0: no limit
+        org_rate=values["org_rate"] or None,
+        result_cache_ttl_s=values["result_cache_ttl"],
+        allowed_hosts=tuple(values["allowed_hosts"]),
+        trusted_proxies=tuple(values["trusted_proxies"]),
+        metrics_token=values["metrics_token"] or None,
+        allowed_models=tuple(values["allowed_models"]),
+        allowed_providers=tuple(values["allowed_providers"]),
+        defaults=MappingProxyType(dict(defaults)),
+    )
 
 
 OPEN_ORG = LOCAL_ORG

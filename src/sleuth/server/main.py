@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any
@@ -15,20 +14,17 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
+from ..app.application import Sleuth
 from ..errors import UsageError
-from ..settings import sleuth_home
+from ..settings import Settings, sleuth_home
+from ..settings.resolve import Resolved
 from .app import create_app
-from .config import ServerConfig, is_loopback
+from .config import ServerConfig, is_loopback, server_config
 from .edge import allowed_hosts
 from .password import verifier_for
 from .protocol import GuardedHttp
 
 CONFIG_ENV = "SLEUTH_SERVE_CONFIG"  # how workers get the parent's configuration
-PASSWORD_ENV = "SLEUTH_ACCESS_PASSWORD"  # the UI's, the SSE API's and MCP's shared password
-# The server's own table rows: they configure the node, never a run.
-SERVER_SETTINGS = (
-    "allowed_hosts", "trusted_proxies", "metrics_token", "allowed_models", "allowed_providers",
-)  # fmt: skip
 GRACE_S = 30  # in-flight requests get this long to finish on shutdown; then runs are cancelled
 # An idle keep-alive connection is kept this long: longer than a proxy keeps its idle upstream
 # connections (nginx: 60 s, deploy/nginx.conf), so the proxy closes first and never sends a
@@ -39,14 +35,14 @@ KEEP_ALIVE_S = 65
 
 @dataclass(frozen=True, slots=True)
 class ServeOptions:
-    host: str
-    port: int
-    workers: int
-    no_auth: bool
-    run_slots: int
-    org_runs: int | None
-    org_rate: int | None
-    values: Mapping[str, Any]
+    """What `sleuth serve` / `sleuth ui` resolved, and whether to serve without keys."""
+
+    resolved: Resolved
+    no_auth: bool = False
+
+    @property
+    def workers(self) -> int:
+        return int(self.resolved.values["workers"])
 
 
 def access_mode(host: str, no_auth: bool, has_keys: bool) -> bool:
@@ -64,38 +60,26 @@ def access_mode(host: str, no_auth: bool, has_keys: bool) -> bool:
     return open_access
 
 
-async def _has_keys() -> bool:
+async def _has_keys(settings: Settings) -> bool:
     """Whether any key exists; opening the store migrates it, or refuses (a StoreError) a
     database whose schema is newer than this Sleuth knows, before the server starts."""
-    from ..app.application import Sleuth
-    from ..settings import Settings
-
-    async with Sleuth(Settings.from_env()) as app:
+    async with Sleuth(settings) as app:
         return await app.service_store.has_keys()
 
 
 def config_for(options: ServeOptions) -> ServerConfig:
     import asyncio
 
-    has_keys = asyncio.run(_has_keys())
-    secret = os.environ.get(PASSWORD_ENV) or None
-    values = dict(options.values)
-    edge = {k: values.pop(k) for k in SERVER_SETTINGS if k in values}
-    return ServerConfig(
-        host=options.host,
-        port=options.port,
-        open_access=access_mode(options.host, options.no_auth, has_keys or bool(secret)),
-        # Only the verifier reaches the workers (through the environment) and the app.
-        access_password=verifier_for(secret, sleuth_home()) if secret else None,
-        run_slots=options.run_slots,
-        org_runs=options.org_runs,
-        org_rate=options.org_rate,
-        allowed_hosts=tuple(edge.get("allowed_hosts") or ()),
-        trusted_proxies=tuple(edge.get("trusted_proxies") or ()),
-        metrics_token=edge.get("metrics_token") or None,
-        allowed_models=tuple(edge.get("allowed_models") or ()),
-        allowed_providers=tuple(edge.get("allowed_providers") or ()),
-        defaults=MappingProxyType(values),
+    resolved = options.resolved
+    has_keys = asyncio.run(_has_keys(resolved.settings()))
+    values = dict(resolved.values)
+    secret = values["access_password"] or None
+    # Only the verifier reaches the workers (through the environment) and the app.
+    values["access_password"] = verifier_for(secret, sleuth_home(resolved.env)) if secret else None
+    return server_config(
+        values,
+        open_access=access_mode(values["host"], options.no_auth, has_keys or bool(secret)),
+        defaults=resolved.given("engine", "run", "session"),
     )
 
 
@@ -141,7 +125,7 @@ def run(options: ServeOptions) -> None:
     print(announce(config), file=sys.stderr, flush=True)
     common = uvicorn_options(config)
     if options.workers == 1:
-        uvicorn.run(create_app(config), **common)
+        uvicorn.run(create_app(config, app=Sleuth(options.resolved.settings())), **common)
         return
     os.environ[CONFIG_ENV] = json.dumps(_config_json(config), default=str)
     uvicorn.run("sleuth.server.main:worker_app", factory=True, workers=options.workers, **common)
@@ -152,7 +136,7 @@ def worker_app() -> FastAPI:
     setup_logging()
     data = json.loads(os.environ[CONFIG_ENV])
     data["defaults"] = MappingProxyType(data["defaults"])
-    for name in ("allowed_hosts", "trusted_proxies"):
+    for name in ("allowed_hosts", "trusted_proxies", "allowed_models", "allowed_providers"):
         data[name] = tuple(data[name])
     config = ServerConfig(**data)
     GuardedHttp.configure(config)

@@ -21,14 +21,14 @@ from pydantic import (
 )
 
 from ..app.options import load_schema
+from ..limits import MAX_QUESTION_CHARS, deep_value
 from ..settings.table import SETTINGS
 from ..settings.values import parse_freshness
 
 Depth = Literal["quick", "deep"]
 Output = Literal["answer", "report"]
 Authority = Literal["prefer", "strict", "off"]
-DEEP_ROUNDS = 2  # critic rounds after the first, as the CLI's bare --deep: three in all
-MAX_QUERY = 2000
+MAX_QUERY = MAX_QUESTION_CHARS
 # Host names in ASCII (punycode for IDNs), or URLs naming them; no spaces or controls.
 Domain = Annotated[str, StringConstraints(min_length=1, max_length=253, pattern=r"^[!-~]+$")]
 Domains = list[Domain]
@@ -152,8 +152,7 @@ class ResearchBody(Filters):
     def values(self) -> dict[str, Any]:
         """Setting values for the application (`Sleuth.prepare`), by their table names."""
         values = self.filter_values()
-        if self.depth == "deep":
-            values["deep"] = DEEP_ROUNDS
+        values["deep"] = deep_value(self.depth)
         for name in ("output", "max_sources", "source_authority", "language", "tldr"):
             if getattr(self, name) is not None:
                 values[name] = getattr(self, name)

@@ -2,8 +2,10 @@
 
     table.py   the one settings table: name, kind, default, env twin, help of every setting
     values.py  values written as text (spans, since dates, freshness) and coercion by kind
-    files.py   config.toml and profiles (defaults < file < profile < env < flags)
-    (here)     `Settings`, what the application assembles a run's adapters from; `sleuth_home`
+    files.py   config.toml and profiles
+    resolve.py the one loader every face uses: defaults < file < profile < env < explicit
+    (here)     `Settings`, what the application assembles a run's adapters from; `sleuth_home`,
+               `database_url` (SLEUTH_DATABASE_URL, parsed here and nowhere else)
 
 Kept apart from the engine so the command line can build settings without importing the
 extraction stack (which `--help` and shell completion should not pay for).
@@ -68,7 +70,7 @@ class Settings:
     heuristic_hops: bool = False  # two-step triage without an LLM (see CHANGELOG for why off)
     no_cache: bool = False
     refresh_cache: bool = False  # read every page afresh but still store it (rerun)
-    cache_ttl_s: float = 3600.0
+    page_cache_ttl_s: float = 3600.0  # how long a read page is served from the page cache
     fetch_timeout_s: float = 10.0
     max_bytes: int = 5_000_000
     pdf_max_pages: int = 50
@@ -78,13 +80,19 @@ class Settings:
     browser_cdp_endpoint: str | None = None
     guidance: Guidance = field(default_factory=Guidance)  # a requester's added instructions
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    # Run and session setting values (by table name) every run gets unless it gives its own:
+    # what the config file, profile and environment set (`resolve`); empty for `Settings()`.
+    run_defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def with_(self, **changes: Any) -> Settings:
         return replace(self, **changes)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        """Defaults plus what only the environment sets (see `table.ENV_ONLY`)."""
-        env = dict(os.environ if env is None else env)
-        private = env.get("SLEUTH_ALLOW_PRIVATE_NETWORK", "").strip().lower() in ("1", "true")
-        return cls(allow_private_network=private, env=env)
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, profile: str | None = None, **explicit: Any
+    ) -> Settings:
+        """The settings every face resolves from `env` (default: this process's): built-in
+        defaults < config file < profile < SLEUTH_* variables < `explicit` (see `resolve`)."""
+        from .resolve import resolve
+
+        return resolve(env, profile, explicit).settings()

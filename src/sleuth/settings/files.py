@@ -2,8 +2,9 @@
 
 Precedence, lowest first: built-in defaults < config file < profile < env < flags. This module
 only reads the file, normalizes its keys (`max-sources` and `max_sources` are the same key) and
-picks the profile; what each key means, and whether its value is valid, is decided at the edge
-that owns the options (`sleuth.cli.configmap`), so the file is checked exactly like the flags.
+picks the profile; what each key means, and whether its value is valid, is decided by the
+loader (`sleuth.settings.resolve`) with the table's coercion, so the file is checked exactly
+like a flag, a variable or an API field.
 
     search = "multi:duckduckgo,wikipedia"
     max_sources = 8
@@ -26,6 +27,7 @@ from typing import Any
 
 from ..disk.read import LocalFileError, read_regular
 from ..errors import ConfigError
+from ..limits import DEEP_ROUNDS
 
 FILE_NAME = "config.toml"
 MAX_CONFIG_BYTES = 1_000_000  # a config file is a few hundred bytes; /dev/zero is endless
@@ -34,7 +36,7 @@ MAX_CONFIG_BYTES = 1_000_000  # a config file is a few hundred bytes; /dev/zero 
 # user's `[profiles.fast]` never inherits a key they did not write.
 BUILTIN_PROFILES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {
-        "deep": {"deep": 2, "output": "report"},
+        "deep": {"deep": DEEP_ROUNDS, "output": "report"},
         "thorough": {"deep": 3, "max_sources": 15, "source_authority": "strict"},
         "fast": {"max_sources": 4, "browser": "never", "search_fallback": "none"},
         "cheap": {"max_cost": 0.05, "deep": False},

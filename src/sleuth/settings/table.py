@@ -15,8 +15,13 @@ A setting's `kind` says how its value is written in a flag, a file, a variable o
     rounds    `--deep` alone is 2 rounds; `--deep=N` up to N
 
 `target` says who consumes it: `engine` (how a run is assembled: backends, reading, models),
-`run` (what one run does), `session` (how it is saved), `output` (how an interface shows it)
-or `server` (how `sleuth serve` and `sleuth ui` face the network).
+`run` (what one run does), `session` (how it is saved), `output` (how an interface shows it) or
+`server` (how `sleuth serve` / `sleuth ui` serve and face the network: address, processes,
+admission, the result cache, the access password, allowed hosts, proxies — `ServerConfig` is
+built from these).
+
+Every face resolves them the same way (`sleuth.settings.resolve`): built-in defaults < config
+file < profile < environment < explicit values (flags the user typed, keyword arguments).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
+from ..limits import DEEP_ROUNDS
 from ..types import ApiFormat, AuthorityMode, BrowserMode, Depth, OutputKind
 
 Kind = Literal[
@@ -55,6 +61,7 @@ class Setting:
     metavar: str | None = None
     short: str | None = None  # e.g. -v
     secret: bool = False  # never shown in full (config show, the web UI)
+    cli: bool = True  # has a command-line flag (a password has none: ps and history show flags)
 
     @property
     def flag(self) -> str:
@@ -67,6 +74,11 @@ class Setting:
     @property
     def config_key(self) -> str:
         return self.name
+
+    @property
+    def flag_text(self) -> str | None:
+        """The flag as documentation shows it, or None when the setting has no flag."""
+        return self.flag if self.cli else None
 
 
 def _s(name: str, kind: Kind, default: Any, help: str, target: Target, **extra: Any) -> Setting:
@@ -232,7 +244,8 @@ _TABLE = (
         "deep",
         "rounds",
         None,
-        "Deep research: plan sub-queries, then up to N critic rounds (bare --deep: 2).",
+        "Deep research: plan sub-queries, then up to N critic rounds "
+        f"(bare --deep: {DEEP_ROUNDS}).",
         "run",
         low=0,
         high=10,
@@ -316,6 +329,65 @@ _TABLE = (
         "saying so is still printed.",
         "output",
     ),
+    # ------------------------------------------------------------------ server
+    # `sleuth serve` and `sleuth ui` (ServerConfig). Server rows go in this block, at the end.
+    _s("host", "text", "127.0.0.1", "Address to listen on.", "server", metavar="HOST"),
+    _s("port", "int", 8000, "Port to listen on.", "server", low=0, high=65535),
+    _s(
+        "workers",
+        "int",
+        1,
+        "Server processes (each has its own run slots).",
+        "server",
+        low=1,
+        high=64,
+    ),
+    _s(
+        "run_slots",
+        "int",
+        4,
+        "Runs at once per server process; more get 503 SERVER_BUSY with Retry-After.",
+        "server",
+        low=1,
+        high=1024,
+    ),
+    _s(
+        "org_runs",
+        "int",
+        2,
+        "Runs at once per organization (0: no limit); more get 429.",
+        "server",
+        low=0,
+        high=1_000_000,
+    ),
+    _s(
+        "org_rate",
+        "int",
+        0,
+        "Requests a minute per organization (0: no limit); more get 429.",
+        "server",
+        low=0,
+        high=1_000_000,
+    ),
+    _s(
+        "result_cache_ttl",
+        "duration",
+        600.0,
+        "Identical requests from one organization within this long are answered from the "
+        "result cache (not metered).",
+        "server",
+        metavar="DURATION",
+    ),
+    _s(
+        "access_password",
+        "text",
+        None,
+        "A shared password: the web UI asks for it, and the SSE API and MCP accept it as a "
+        "bearer token besides API keys (environment or config file only, never a flag).",
+        "server",
+        secret=True,
+        cli=False,
+    ),
     # ------------------------------------------------------------------ server: the HTTP edge
     _s(
         "allowed_hosts",
@@ -380,6 +452,32 @@ ENV_ONLY: Mapping[str, str] = MappingProxyType(
         "service's keys, quotas and caches, and the page cache in PostgreSQL instead of "
         "SLEUTH_HOME's SQLite files (many replicas on one database).",
     }
+)
+
+# Variables Sleuth once read under another name: still read, with a one-line notice naming the
+# new one (the new name wins when both are set). Add a line here whenever a twin is renamed.
+RENAMED_ENV: Mapping[str, str] = MappingProxyType({"SLEUTH_TAGS": "SLEUTH_TAG"})
+
+# Variables Sleuth once read and no longer does (options only one command has are never taken
+# from the environment): a notice says what to do instead, so none is ignored in silence.
+RETIRED_ENV: Mapping[str, str] = MappingProxyType(
+    {
+        "SLEUTH_OUT": "give --out on the command line",
+        "SLEUTH_DEPTH": "give --depth to batch or eval, or set SLEUTH_DEEP=2",
+        "SLEUTH_LIMIT": "give --limit on the command line",
+        "SLEUTH_FORMAT": "give --format to export",
+        "SLEUTH_NO_BROWSER": "give --no-browser on the command line",
+        "SLEUTH_NARRATE": "give --narrate on the command line",
+        "SLEUTH_CORPUS": "give --corpus to eval",
+        "SLEUTH_SAMPLE": "give --sample to eval",
+        "SLEUTH_CONFIG_COMMAND": "give --command to config show",
+    }
+)
+
+# Config keys that are not settings but one command's own option (no variable: a variable must
+# mean one thing everywhere), and the command that reads each.
+COMMAND_KEYS: Mapping[str, str] = MappingProxyType(
+    {"limit": "search", "interactive": "ask", "narrate": "rerun"}
 )
 
 

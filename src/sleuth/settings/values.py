@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
 from ..errors import UsageError
+from ..limits import DEEP_ROUNDS
 from .table import SETTINGS, Setting
 
 # One spelling of time spans everywhere: ms, s, min, h, d, w, mo, y. A bare `m` once meant
@@ -212,9 +213,11 @@ def _since(s: Setting, value: Any, note: Note) -> date:
     return parse_since(str(value), setting=s.name, note=note)
 
 
-def _rounds(s: Setting, value: Any, note: Note) -> int:
+def _rounds(s: Setting, value: Any, note: Note) -> int | None:
     if value is True:
-        return 2
+        return DEEP_ROUNDS
+    if value is False:  # explicitly quick (`deep = false`, an API's depth: quick)
+        return None
     return int(_number(s, value, note))
 
 

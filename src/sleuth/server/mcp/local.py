@@ -37,11 +37,12 @@ class LocalRunner:
         return await self.app.search(query, limit=limit, **{**self.defaults, **values})
 
 
-def serve_stdio(values: Mapping[str, Any]) -> None:
-    """Serve until the client closes stdin."""
+def serve_stdio(values: Mapping[str, Any], settings: Settings | None = None) -> None:
+    """Serve until the client closes stdin; `settings` as `sleuth mcp` resolved them (default:
+    resolved from the environment as every face does)."""
 
     async def main() -> None:
-        async with Sleuth(Settings.from_env()) as app:
+        async with Sleuth(settings or Settings.from_env()) as app:
             await build(LocalRunner(app, values)).run_stdio_async()
 
     asyncio.run(main())

@@ -21,8 +21,9 @@ from pydantic import BaseModel, Field
 from ...errors import SleuthError
 from ...events import Done, Event, Failed
 from ...export.markdown import result_markdown
+from ...limits import DEEP_LIMIT_S, QUICK_LIMIT_S, deep_value
 from ...types import SearchResult
-from ..models import DEEP_ROUNDS, ResearchResult
+from ..models import ResearchResult
 from .watch import Watch
 
 # How the tools name the settings an error may mention.
@@ -35,14 +36,14 @@ ARGUMENTS = {
     "deep": "depth",
     "query": "query",
 }
-RESEARCH = """Research a question on the web and get an answer you can cite: Sleuth searches,
+RESEARCH = f"""Research a question on the web and get an answer you can cite: Sleuth searches,
 reads the best pages, writes an answer in which every claim cites a numbered source it actually
 read, and checks every citation in code. Use it for factual questions whose answer should be
 sourced (specifics, recent facts, comparisons, "what does X say about Y"). depth="quick" takes
-seconds (at most 45 s); depth="deep" plans sub-queries and runs critic rounds for a sectioned
-report (one to three minutes, at most 150 s). Returns the answer with its source list as text,
-and the full result (citations with quotes, sources, confidence, verification) as structured
-content. If you only need links, `search` is faster."""
+seconds (at most {QUICK_LIMIT_S:.0f} s); depth="deep" plans sub-queries and runs critic rounds
+for a sectioned report (one to three minutes, at most {DEEP_LIMIT_S:.0f} s). Returns the answer
+with its source list as text, and the full result (citations with quotes, sources, confidence,
+verification) as structured content. If you only need links, `search` is faster."""
 SEARCH = """Search the web and return ranked results (title, URL, snippet) without reading the
 pages or writing an answer. Fast (about a second); use it to find pages or see what exists.
 For an answer with checked citations, use `research`."""
@@ -126,7 +127,7 @@ def build(runner: Runner) -> MCPServer:
         ] = None,
     ) -> Annotated[CallToolResult, ResearchResult]:
         values = {
-            "deep": DEEP_ROUNDS if depth == "deep" else None,
+            "deep": deep_value(depth),
             "search": search,
             "allow_domain": include_domains or None,
             "deny_domain": exclude_domains or None,

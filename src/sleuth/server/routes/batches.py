@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from ...app.batch import BadLine, Item, line_id, parse_object
 from ...app.caller import Caller as Principal
+from ...limits import DEEP_ROUNDS
 from ..auth import ServerState, scoped
 from ..errors import ApiError
 from ..models import Body
@@ -95,7 +96,7 @@ async def create_batch(
     await state.service.count_request(caller)
     state.batches.check_available()
     items = _entries(body)
-    options = {"deep": 2} if body.depth == "deep" else {}
+    options = {"deep": DEEP_ROUNDS} if body.depth == "deep" else {}
     batch_id, queued = await state.batches.create(caller.org, items, options)
     base = f"/api/orgs/{caller.org}/batches/{batch_id}"
     created = BatchCreated(

@@ -115,7 +115,8 @@ async def readyz(state: ServerState) -> Response:
     except Exception as exc:
         body = error_body("NOT_READY", f"storage unreachable: {exc}", True)
         return JSONResponse(body, status_code=503)
-    if search.strip() in ("", "none") and not state.config.defaults.get("include"):
+    include = state.config.defaults.get("include") or state.app.settings.include
+    if search.strip() in ("", "none") and not include:
         return JSONResponse(error_body("NOT_READY", "no search backend", True), status_code=503)
     return JSONResponse({"ready": True, "search": search})
 

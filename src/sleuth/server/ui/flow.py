@@ -17,6 +17,7 @@ from ...app import revise
 from ...app.runs import Run
 from ...app.steer import MAX_QUERIES, STAGES, STYLE_PARTS, Steering, writing_request
 from ...errors import NotFoundError, SleuthError, UsageError
+from ...limits import MAX_QUESTION_CHARS
 from ..config import OPEN_ORG
 from ..stream import response
 from . import jobs
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 router = APIRouter(include_in_schema=False)
 DEPTHS = {"quick": 6, "deep": 15}  # sources kept
-MAX_QUESTION = 2000
+MAX_QUESTION = MAX_QUESTION_CHARS
 EXPORTS = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
 
 

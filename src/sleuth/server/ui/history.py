@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ...app.diff import Version, diff_sessions
 from ...app.steer import Steering
 from ...errors import SleuthError, UsageError
+from ...limits import DEEP_ROUNDS
 from ...store.records import SessionSummary, normalize_tags
 from ..config import OPEN_ORG
 from . import jobs
@@ -279,7 +280,7 @@ def _run_values(ui: UiContext, options: dict[str, Any]) -> dict[str, Any]:
     """The UI's settings, and the past run's depth when it was a deep one."""
     values = ui.values()
     if options.get("depth") == "deep":
-        values["deep"] = 2
+        values["deep"] = DEEP_ROUNDS
     return values
 
 

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UsageError
+from ...settings.table import SETTINGS
 
 if TYPE_CHECKING:
     from ...store.ui_text import SavedText
 
+# Settings of the table (same names, same meaning); a test holds them to it.
 FIELDS = ("base_url", "api_key", "model", "plan_model", "search")
-SECRETS = frozenset({"api_key"})
+SECRETS = frozenset(name for name in FIELDS if SETTINGS[name].secret)
 MAX_VALUE = 2000
 
 

@@ -20,9 +20,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ...errors import UsageError
+from ...limits import DEEP_ROUNDS, MAX_QUESTION_CHARS
 from ...types import Guidance
 
-DEEP_ROUNDS = 2  # the dialect always asks for deep research: plan, then two critic rounds
 LLM_SETTINGS = ("base_url", "api_key", "api_format", "model", "plan_model", "critic_model")
 
 
@@ -83,7 +83,7 @@ class WebAppConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     provider: str | None = None
     thinkingModel: str | None = Field(None, max_length=200)
     taskModel: str | None = Field(None, max_length=200)
@@ -135,7 +135,7 @@ def parse(data: Mapping[str, Any]) -> WebAppConfig:
 
 
 def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
-    values: dict[str, Any] = {"deep": DEEP_ROUNDS}
+    values: dict[str, Any] = {"deep": DEEP_ROUNDS}  # the dialect always asks for deep research
     dropped: tuple[str, ...] = ()
     if config.provider is not None:
         endpoint = _provider(config.provider, env)
