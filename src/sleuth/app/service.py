@@ -18,36 +18,33 @@ all start their work here; each face only translates its wire format.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import DeadlineExceeded, NotAllowed, SleuthError
+from ..errors import DeadlineExceeded, NotAllowed
 from ..events import Done, Event, Failed, Searched
 from ..store.service import ONE_SEARCH, ServiceStore, Spent, UsageReport
 from .admission import Admission, Clock, Kind, Observer, Policy, Tally, Unobserved
 from .budget import Budget
 from .caller import Caller
 from .flights import Flights
+from .holding import NOTHING, QUICK, Holding, Work, observed
 from .metering import CachedHits, KeyCache
 from .options import Prepared
-from .runs import Following, Run, raised
+from .runs import Following, Run
 
 if TYPE_CHECKING:
     from .application import Sleuth
 
 T = TypeVar("T")
 log = logging.getLogger("sleuth.service")
-QUICK = Spent(8, 30)  # the most searches and pages a quick run reads (its reservation)
-NOTHING = Spent(0, 0)
-Work = Callable[[Callable[[Event], None], Tally], Awaitable[T]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +81,7 @@ class Service:
         self._seen: OrderedDict[tuple[str, str], tuple[Prepared, str]] = OrderedDict()
         self._reports: dict[tuple[str, int], tuple[UsageReport, tuple[int, int], float]] = {}
         self._bodies: OrderedDict[tuple[str, str], tuple[bytes, float]] = OrderedDict()
-        self._runs: dict[str, Run] = {}  # every run this process holds, by id
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self.held = Holding(self.admission, self.observer)  # every run this process holds
 
     # -- who may use what -----------------------------------------------------------------------
 
@@ -259,7 +255,7 @@ class Service:
     def _research(self, caller: Caller, prepared: Prepared, key: str, flight: str) -> Run:
         run = Run(secrets.token_urlsafe(12), caller.org, "research")
         self._shared[(caller.org, flight)] = run
-        self._hold(run, self._drive(run, caller, prepared, key, flight))
+        self.held.hold(run, self._drive(run, caller, prepared, key, flight))
         return run
 
     async def _drive(
@@ -299,7 +295,7 @@ class Service:
                 run.admitted.set_result(None)
             shipper = self.flights.shipper(caller.org, flight)
             budget = Budget.of(tally.allowance)
-            async with self._observed("research", prepared.request.depth) as outcome:
+            async with observed(self.observer, "research", prepared.request.depth) as outcome:
                 async for event in self.app.run(prepared, budget=budget):
                     tally(event)
                     if isinstance(event, Done):
@@ -317,6 +313,37 @@ class Service:
         data["cached"] = True  # the stored body is only ever served as a cache hit
         await self.store.cache(org, key, _dumps(data), now=self.clock())
 
+    # -- other work with a log: the web UI's stages, a graph's model calls, batch items ---------
+
+    def start(self, caller: Caller, kind: str, work: Work[T], *, want: Spent = QUICK) -> Run:
+        """Start `work` once admitted in a run slot; its events go to the run's log, which a
+        page follows by the run's id (`run_of`). The work's value is `run.value` once done."""
+        return self.held.start(caller, kind, work, want=want)
+
+    async def perform(
+        self, caller: Caller, kind: str, work: Work[T], *, want: Spent = NOTHING
+    ) -> T:
+        """Do admitted `work` and return its value, or raise its error (a graph's model calls,
+        a batch item, a step of the web UI)."""
+        return await self.held.perform(caller, kind, work, want=want)
+
+    def run_of(self, caller: Caller, run_id: str) -> Run | None:
+        """A run this process holds, when it is the caller's organization's."""
+        return self.held.run_of(caller, run_id)
+
+    def running(self) -> int:
+        """Runs not finished (a metric: zero when idle)."""
+        return self.held.running()
+
+    def pending(self) -> int:
+        """Run tasks not done yet (a metric: zero when idle)."""
+        return self.held.pending()
+
+    async def aclose(self) -> None:
+        """Cancel work still going (its clients are gone: the server is stopping)."""
+        await self.held.aclose()
+        await self.meter.aclose()
+
     # -- lookups --------------------------------------------------------------------------------
 
     async def lookup(
@@ -333,132 +360,10 @@ class Service:
         async with self.admission.slot(caller, kind, want) as tally:
             return await work(tally)
 
-    # -- other work with a log: the web UI's stages, a graph's model calls -----------------------
 
-    def start(self, caller: Caller, kind: str, work: Work[T], *, want: Spent = QUICK) -> Run:
-        """Start `work` once admitted in a run slot; its events go to the run's log, which a
-        page follows by the run's id (`run_of`). The work's value is `run.value` once done."""
-        run = Run(secrets.token_urlsafe(12), caller.org, kind)
-        self._hold(run, self._work(run, caller, work, want))
-        return run
-
-    async def _work(self, run: Run, caller: Caller, work: Work[Any], want: Spent) -> None:
-        async with self.admission.slot(caller, "run", want) as tally:
-            run.admitted.set_result(None)
-            async with self._observed(run.kind, "-") as outcome:
-
-                def emit(event: Event) -> None:
-                    tally(event)
-                    run.log.publish(event)
-
-                run.value = await work(emit, tally)
-                outcome[0] = "ok"
-
-    async def perform(
-        self, caller: Caller, kind: str, work: Work[T], *, want: Spent = NOTHING
-    ) -> T:
-        """Do admitted `work` and return its value, or raise its error (a graph's model calls,
-        a batch item, a step of the web UI)."""
-        run = self.start(caller, kind, work, want=want)
-        async with run.follow(keep=True) as following:
-            await following.admitted()
-            async for event in following.events():
-                if isinstance(event, Failed):
-                    raise raised(event)
-        if run.task is not None:
-            await asyncio.shield(run.task)
-        return run.value  # type: ignore[no-any-return]
-
-    def run_of(self, caller: Caller, run_id: str) -> Run | None:
-        """A run this process holds, when it is the caller's organization's."""
-        run = self._runs.get(run_id)
-        return run if run is not None and run.org == caller.org else None
-
-    # -- bookkeeping ----------------------------------------------------------------------------
-
-    def _hold(self, run: Run, body: Coroutine[Any, Any, None]) -> None:
-        """Own the run's task: a refusal goes to its followers, an error to its log as the
-        run's last event, and the run is forgotten once old enough."""
-
-        async def driven() -> None:
-            try:
-                await body
-            except SleuthError as exc:
-                if not run.admitted.done():
-                    run.admitted.set_exception(exc)
-                else:
-                    run.log.publish(Failed.of(exc))
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a bug costs this run, said in its log, never the server
-                log.error("%s run %s failed", run.kind, run.id, exc_info=exc)
-                error = SleuthError(f"internal error in run {run.id}; see the server log")
-                if not run.admitted.done():
-                    run.admitted.set_exception(error)
-                else:
-                    run.log.publish(Failed.of(error))
-            finally:
-                if not run.admitted.done():
-                    run.admitted.cancel()
-                run.materialize()
-                run.log.close()
-                self._forget_later(run)
-
-        self._runs[run.id] = run
-        run.task = asyncio.create_task(driven(), name=f"sleuth-{run.kind}-{run.id}")
-        self._tasks.add(run.task)
-        run.task.add_done_callback(self._tasks.discard)
-
-    def _forget_later(self, run: Run) -> None:
-        """Finished runs stay followable for a while (a page that reconnects late)."""
-        loop = asyncio.get_running_loop()
-        loop.call_later(KEEP_FINISHED_S, self._runs.pop, run.id, None)
-
-    def _observed(self, kind: str, depth: str) -> _Observed:
-        return _Observed(self.observer, kind, depth)
-
-    def running(self) -> int:
-        """Runs not finished (a metric: zero when idle)."""
-        return sum(1 for run in self._runs.values() if not run.done)
-
-    def pending(self) -> int:
-        """Run tasks not done yet (a metric: zero when idle)."""
-        return sum(1 for task in self._tasks if not task.done())
-
-    async def aclose(self) -> None:
-        """Cancel work still going (its clients are gone: the server is stopping)."""
-        tasks = [t for t in self._tasks if not t.done()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
-        await self.meter.aclose()
-
-
-KEEP_FINISHED_S = 600.0
 SEEN_KEPT = 1024  # requests whose prepared run and fingerprint are remembered
 BODIES_KEPT = 256  # cached answers kept in memory (the store holds them all)
 REPORT_REUSE_S = 1.0  # a usage report is reused this long while nothing was metered here
-
-
-class _Observed:
-    """Reports a piece of work's start and its end (kind, depth, outcome, seconds)."""
-
-    def __init__(self, observer: Observer, kind: str, depth: str) -> None:
-        self.observer, self.kind, self.depth = observer, kind, depth
-        self.outcome = ["cancelled"]
-        self.started = 0.0
-
-    async def __aenter__(self) -> list[str]:
-        self.started = time.monotonic()
-        self.observer.started(self.kind)
-        return self.outcome
-
-    async def __aexit__(self, kind: object, exc: object, tb: object) -> None:
-        if isinstance(exc, SleuthError):
-            self.outcome[0] = "failed"
-        seconds = time.monotonic() - self.started
-        self.observer.finished(self.kind, self.depth, self.outcome[0], seconds)
 
 
 def searched(events: list[Event]) -> list[str]:
