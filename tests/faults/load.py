@@ -287,7 +287,14 @@ async def _answer(request: Awaitable[httpx.Response], *, research: bool = False)
     await response.aread()
     if research and response.status_code == 200:
         return 200, response.json().get("session_id") or "", None
-    return response.status_code, None, None
+    return response.status_code, None, _retry_note(response)
+
+
+def _retry_note(response: httpx.Response) -> str | None:
+    """A refusal that asks the client to come back must say when (429, 503)."""
+    if response.status_code in (429, 503) and not response.headers.get("retry-after"):
+        return "no Retry-After"
+    return None
 
 
 async def _events(http: httpx.AsyncClient, url: str, body: dict[str, Any],
@@ -296,7 +303,7 @@ async def _events(http: httpx.AsyncClient, url: str, body: dict[str, Any],
     async with http.stream("POST", url, json=body, headers=headers) as response:
         if response.status_code != 200:
             await response.aread()
-            return response.status_code, None, None
+            return response.status_code, None, _retry_note(response)
         seen, event = 0, ""
         async for line in response.aiter_lines():
             if line.startswith("event:"):

@@ -306,7 +306,7 @@ def _documented(served: Served) -> dict[tuple[str, str], set[int]]:
 
 def _check_statuses(hits: list[Hit], documented: dict[tuple[str, str], set[int]]) -> None:
     """Every answer got: a status the route documents, never 500 (nor a 500 error event in a
-    stream), and no connection failure."""
+    stream), no connection failure, and a Retry-After on every 429 and 503."""
     failed = [h for h in hits if h.status == 0]
     assert not failed, failed[:5]
     wrong = {
@@ -317,6 +317,8 @@ def _check_statuses(hits: list[Hit], documented: dict[tuple[str, str], set[int]]
     assert not wrong, sorted(wrong)
     errors = [h for h in hits if h.note and h.note.startswith("error event 500")]
     assert not errors, errors[:5]
+    unsaid = [h for h in hits if h.note == "no Retry-After"]
+    assert not unsaid, unsaid[:5]  # every 429 and 503 tells the client when to come back
 
 
 # -- the report --------------------------------------------------------------------------------
