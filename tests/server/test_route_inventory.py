@@ -95,6 +95,8 @@ INVENTORY = [
     ("POST", "/settings", "ui", "same-origin"),
     ("GET", "/static/{name}", "public", "no-embedding"),
     ("GET", "/sw.js", "public", "no-embedding"),
+    ("POST", "/v1/chat/completions", "key", "same-origin"),
+    ("GET", "/v1/models", "key", "no-embedding"),
 ]
 PARAMS = {
     "{org}": "local", "{run_id}": "x", "{session_id}": "x", "{job_id}": "x", "{batch_id}": "x",

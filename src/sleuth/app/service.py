@@ -98,8 +98,7 @@ class Service:
         merged = {**self.defaults, **values}
         question = str(merged.pop("query", "") or merged.pop("question", ""))
         if kb := merged.pop("kb", None):
-            web = str(merged.get("search") or "duckduckgo")
-            merged["search"] = f"kb:{kb}" if web == "none" else f"multi:kb:{kb},{web}"
+            merged["search"] = with_kb(str(merged.get("search") or "duckduckgo"), str(kb))
         merged["kb_owner"] = caller.org  # whatever searches a knowledge base searches these
         prepared = self.app.prepare(question, **merged)
         return replace(prepared, saving=replace(prepared.saving, org=caller.org))
@@ -364,6 +363,14 @@ class Service:
 SEEN_KEPT = 1024  # requests whose prepared run and fingerprint are remembered
 BODIES_KEPT = 256  # cached answers kept in memory (the store holds them all)
 REPORT_REUSE_S = 1.0  # a usage report is reused this long while nothing was metered here
+
+
+def with_kb(search: str, kb: str) -> str:
+    """The search backend `search` with the knowledge base `kb` searched beside it (once:
+    a `multi:` already holding a knowledge base keeps only this one)."""
+    members = search.removeprefix("multi:").split(",") if search.startswith("multi:") else [search]
+    others = [m for m in members if m and m != "none" and m != "kb" and not m.startswith("kb:")]
+    return f"multi:{','.join([f'kb:{kb}', *others])}" if others else f"kb:{kb}"
 
 
 def searched(events: list[Event]) -> list[str]:

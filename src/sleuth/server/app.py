@@ -29,7 +29,17 @@ from .logins import Logins
 from .mcp import http as mcp_http
 from .metrics import Metrics
 from .observe import RequestLog
-from .routes import batches, evidence, graph, kb, lookup, meta, research, webapp
+from .routes import (
+    batches,
+    evidence,
+    graph,
+    kb,
+    lookup,
+    meta,
+    openai_compat,
+    research,
+    webapp,
+)
 from .state import State
 from .throttle import Throttle
 from .tickets import Tickets
@@ -111,7 +121,7 @@ def create_app(
 def _routes(api: FastAPI) -> None:
     """Each router behind its guard (`guards.py`); the public ones are listed in
     `guards.PUBLIC`, which `guards.verify` holds them to."""
-    for module in (meta, research, lookup, kb, batches, graph, evidence):
+    for module in (meta, research, lookup, kb, batches, graph, evidence, openai_compat):
         api.include_router(module.router, dependencies=[Depends(principal)])
     api.include_router(webapp.router, dependencies=[Depends(guards.research)])
     api.include_router(webapp.live, dependencies=[Depends(guards.ticket)])

@@ -104,14 +104,34 @@ def _field(loc: Sequence[Any]) -> str:
     return ".".join(parts) or "body"
 
 
+def respond(request: Request, error: ApiError) -> JSONResponse:
+    """The error in the caller's dialect: the OpenAI error body on the OpenAI-compatible face
+    (`/v1/...`: an SDK raises its usual exception), this API's own shape everywhere else."""
+    if not request.url.path.startswith("/v1/"):
+        return error.response()
+    from .openai.wire import error_body as openai_error
+
+    status, code, headers = error.status, error.code, _retry_headers(error)
+    if status == 402:  # how OpenAI says a quota is spent: 429 that no client should retry
+        status, code, headers = 429, "insufficient_quota", {"x-should-retry": "false"}
+    body = openai_error(status, code, error.message, error.extra.get("field"))
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _retry_headers(error: ApiError) -> dict[str, str]:
+    if error.retry_after is None:
+        return {}
+    return {"Retry-After": str(max(1, math.ceil(error.retry_after)))}
+
+
 async def _on_api_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return exc.response()
+    return respond(request, exc)
 
 
 async def _on_sleuth_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, SleuthError)
-    return from_sleuth(exc).response()
+    return respond(request, from_sleuth(exc))
 
 
 async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
@@ -123,9 +143,8 @@ async def _on_validation(request: Request, exc: Exception) -> JSONResponse:
         message, field = "the body is not valid JSON", "body"
     elif field == "body" and first.get("type") in ("model_attributes_type", "dict_type"):
         message = "the body must be a JSON object (sent as application/json)"
-    return ApiError(
-        400, "INVALID_REQUEST", f"{field}: {message}", extra={"field": field}
-    ).response()
+    error = ApiError(400, "INVALID_REQUEST", f"{field}: {message}", extra={"field": field})
+    return respond(request, error)
 
 
 async def _on_http(request: Request, exc: Exception) -> JSONResponse:
@@ -133,7 +152,7 @@ async def _on_http(request: Request, exc: Exception) -> JSONResponse:
     code = _STATUS_CODES.get(exc.status_code, "HTTP_ERROR")
     message = exc.detail if isinstance(exc.detail, str) else code.lower().replace("_", " ")
     error = ApiError(exc.status_code, code, message)
-    response = error.response()
+    response = respond(request, error)
     for name, value in (exc.headers or {}).items():
         response.headers[name] = value
     return response
@@ -143,7 +162,7 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     request_id = getattr(request.state, "request_id", "-")
     log.error("unhandled error (request %s)", request_id, exc_info=exc)
     message = f"internal error; quote request id {request_id} to the operator"
-    response = ApiError(500, "INTERNAL", message).response()
+    response = respond(request, ApiError(500, "INTERNAL", message))
     response.headers["X-Request-ID"] = str(request_id)  # sent outside the request-id middleware
     return response
 
