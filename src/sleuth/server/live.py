@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..app.options import Prepared
-from ..errors import DeadlineExceeded
+from ..errors import DeadlineExceeded, SleuthError
 from ..events import Done, Event, Failed
 from ..store.codec import result_from_json
 from .errors import ApiError
@@ -180,6 +180,11 @@ class LiveRuns:
                         timed_out = isinstance(event.exception, DeadlineExceeded)
                         outcome = "timeout" if timed_out else "failed"
                     live.publish(event)
+        except SleuthError as exc:
+            # Raised before the run's first event (an unknown search backend): its followers
+            # get it as the run's failure, worded and not retryable, instead of a bare end.
+            outcome = "failed"
+            live.publish(Failed.of(exc))
         finally:
             metrics.in_flight.dec()
             metrics.run_seconds.labels(depth).observe(time.monotonic() - started)
