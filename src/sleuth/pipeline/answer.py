@@ -92,7 +92,8 @@ def finish_answer(raw: str, sources: Sequence[Source], request: ResearchRequest)
     invented = cite.invented(text, numbers)
     text = cite.normalize(text, numbers)
     if request.verify_cites:
-        verification = cite.verify(text, sources, request.cite_min_recall, invented)
+        flagged = tuple(dict.fromkeys((*invented, *cite.uncited(text, sources))))
+        verification = cite.verify(text, sources, request.cite_min_recall, flagged)
     else:
         verification = Verification(0, 0, (), enabled=False)
     answer = text + ("\n" + cite.health_footer(verification) if verification.unsupported else "")
