@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 from ..errors import UsageError
 from ..llm.complete import complete
 from ..llm.thinking import strip_reasoning_text
-from ..pipeline.cite import normalize, verify
+from ..pipeline.cite import checked
 from ..prompts import load
 from ..types import Verification
 
@@ -44,9 +44,9 @@ def check(app: Sleuth, session_id: str, text: str) -> Checked:
         raise UsageError(f"the report is over {MAX_TEXT} characters", setting="text")
     record = app.sessions.get(session_id)
     sources = record.result.sources
-    clean = normalize(text.replace("\r\n", "\n"), {s.number for s in sources})
     recall = app.prepare(record.question).request.cite_min_recall
-    return Checked(clean, verify(clean, sources, recall))
+    # The run's own rule (`cite.checked`), so an edit is held to exactly what the answer was.
+    return Checked(*checked(text.replace("\r\n", "\n"), sources, recall))
 
 
 def save_revision(app: Sleuth, session_id: str, text: str, note: str = "edited") -> int:

@@ -43,7 +43,7 @@ CHECK_CLAIM = re.compile(
     r"\b(?:citations?|cited\s+sentences?|claims?|references|sources)\b[^.!?\n]{0,60}?"
     r"\b(?:supported|verified|checked|unsupported|passed)\b"
     r"|\bunsupported\s+sentences?\s*:\s*\d+"
-    r"|\bcitations?(?:\s+(?:check|health))?\s*:\s*\d+\s*(?:/|of)\s*\d+",
+    r"|\bcitations?(?:\s+(?:check|checked|health))?\s*:\s*\d+\s*(?:/|of)\s*\d+",
     re.IGNORECASE,
 )
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
@@ -88,13 +88,10 @@ def _without_check_claims(text: str) -> str:
 def finish_answer(raw: str, sources: Sequence[Source], request: ResearchRequest) -> FinishedAnswer:
     text, missing = clean(raw)
     text = not_citations(text, sources)
-    numbers = [s.number for s in sources]
-    invented = cite.invented(text, numbers)
-    text = cite.normalize(text, numbers)
     if request.verify_cites:
-        flagged = tuple(dict.fromkeys((*invented, *cite.uncited(text, sources))))
-        verification = cite.verify(text, sources, request.cite_min_recall, flagged)
+        text, verification = cite.checked(text, sources, request.cite_min_recall)
     else:
+        text = cite.normalize(text, [s.number for s in sources])
         verification = Verification(0, 0, (), enabled=False)
     answer = text + ("\n" + cite.health_footer(verification) if verification.unsupported else "")
     assessment = assess(request.question, text, sources, verification, missing)

@@ -194,6 +194,19 @@ def verify(
     return Verification(checked, supported, tuple(unsupported))
 
 
+def checked(
+    answer: str, sources: Sequence[Source], min_recall: float = 0.4
+) -> tuple[str, Verification]:
+    """`answer` with its markers normalized, and its check: the one rule a run's answer and an
+    edited text (the UI's live edit check) are both held to — invented citations, uncited page
+    content, and every cited sentence against its sources."""
+    numbers = [s.number for s in sources]
+    wrong = invented(answer, numbers)
+    text = normalize(answer, numbers)
+    flagged = tuple(dict.fromkeys((*wrong, *uncited(text, sources))))
+    return text, verify(text, sources, min_recall, flagged)
+
+
 def citations(answer: str, sources: Sequence[Source]) -> tuple[Citation, ...]:
     """Exactly the cited sources, number order, each with its best-matching passage as quote."""
     by_number = {s.number: s for s in sources}
