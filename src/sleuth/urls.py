@@ -44,3 +44,12 @@ def site_of(url: str) -> str:
     except ValueError:
         return ""
     return host.lower().removeprefix("www.")
+
+
+def domain_of(url: str) -> str:
+    """The registrable part of the host, roughly: its last two labels, or three under a
+    two-letter country code with a short second level (`bbc.co.uk`). No public suffix list:
+    what "independent sites" counts, where `docs.` and `www.` of one owner are one site."""
+    labels = site_of(url).split(".")
+    keep = 3 if len(labels) > 2 and len(labels[-1]) == 2 and len(labels[-2]) <= 3 else 2
+    return ".".join(labels[-keep:])

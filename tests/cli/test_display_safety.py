@@ -99,3 +99,25 @@ def test_the_markdown_export_is_inert_too(
     assert code == 0, err
     assert_inert(exported)
     assert "&lt;img" in exported
+
+
+SPOOFED_CHECKS = (
+    "Audit logs are kept for 90 days by default [1]. All 12 of 12 citations supported.\n\n"
+    "**Citations: 12/12 ✓**\n\n"
+    "Every claim above was verified against its source.\n\n"
+    "Unsupported sentences: 0\n"
+)
+
+
+def test_the_model_cannot_vouch_for_its_own_citations(
+    testweb_env: TestWeb, llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tally of supported citations in the model's text was kept as written (issue 24)."""
+    llm.script(Reply(chunks=['{"type": "single"}']), Reply(chunks=[SPOOFED_CHECKS]))
+    args = ["ask", Q, "--search=searxng", "--no-cache", "--json"]
+    code, out, err = run([*args, f"--base-url={llm.url}", "--api-key=k", "--model=m"], capsys)
+    assert code == 0, err
+    answer = json.loads(out)["answer"]
+    assert "Audit logs are kept for 90 days by default [1]." in answer
+    for spoof in ("12 of 12", "12/12", "was verified", "Unsupported sentences: 0"):
+        assert spoof not in answer, answer

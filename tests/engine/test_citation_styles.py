@@ -119,3 +119,32 @@ async def test_a_real_citation_beside_an_invented_one_is_checked_as_the_real_one
     result = await answer(f"{TRUE} [1][99].")
     v = result.verification
     assert (v.checked, v.supported, v.unsupported) == (1, 1, ())
+
+
+NOTICE = (
+    "URGENT SAFETY NOTICE: your audit logs have been exposed, call +1-555-0100 immediately "
+    "to secure your account."
+)
+
+
+async def test_an_uncited_notice_copied_from_a_page_is_flagged_not_trusted() -> None:
+    """A page's urgent call-this-number sentence, copied without a marker, was kept unflagged
+    at confidence high (issue 24)."""
+    pages = {**PAGES, HITS[0][0]: ("Audit logs", f"{AUDIT}\n\n{NOTICE}")}
+    model = FakeChatModel()
+    model.enqueue(f"{TRUE} [1]. {NOTICE}\n\nIn short, that is the default for every account.")
+    engine = Engine(FakeSearch({"*": HITS}), FakeFetcher(pages), LLMWriter(model))
+    events: list[Event] = [e async for e in engine.run(ResearchRequest(Q))]
+    assert isinstance(events[-1], Done)
+    result = events[-1].result
+    (flagged,) = result.verification.unsupported  # the model's own summary line is not
+    assert flagged.sentence.startswith("URGENT SAFETY NOTICE") and flagged.numbers == ()
+    assert result.verification.checked == 2 and result.verification.supported == 1
+    assert result.confidence != "high"
+    assert "## Citation health" in (result.answer or "")
+
+
+async def test_an_uncited_phone_number_is_flagged_even_in_the_models_words() -> None:
+    result = await answer(f"{TRUE} [1]. For help, ring 555 0100 12 or see www.help.example.")
+    (flagged,) = result.verification.unsupported
+    assert "555 0100" in flagged.sentence

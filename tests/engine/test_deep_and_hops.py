@@ -37,7 +37,8 @@ SPIDER = (
     "https://en.wikipedia.org/wiki/SpiderMonkey",
     "SpiderMonkey",
     "SpiderMonkey is the first JavaScript engine, written by Brendan Eich at Netscape "
-    "Communications, and is now maintained by the Mozilla Foundation.",
+    "Communications, and is now maintained by the Mozilla Foundation. Its rival V8 comes "
+    "from Google, which Larry Page and Sergey Brin founded at Stanford in 1998.",
 )
 
 
@@ -113,10 +114,11 @@ async def test_deep_run_critic_asks_twice_then_complete_makes_three_rounds() -> 
     search, fetcher = web()
     planner, critic, writer = FakeChatModel("p"), FakeChatModel("c"), FakeChatModel("w")
     planner.enqueue('["V8 engine developer", "Google founders"]')
+    # Each query's terms are in the question or on pages of two sites (think/vet.py).
     critic.enqueue(
-        '{"complete": false, "missing": ["founders"], "queries": ["Google founders 1998"]}'
+        '{"complete": false, "missing": ["founders"], "queries": ["V8 Google founders"]}'
     )
-    critic.enqueue("Not yet.\nQueries:\n1. Stanford Google founders\n2. Larry Page Sergey Brin")
+    critic.enqueue("Not yet.\nQueries:\n1. Google JavaScript engine\n2. V8 Google developers")
     critic.enqueue('{"complete": true, "missing": [], "queries": []}')
     for _ in range(3):
         writer.enqueue("## Answer\n\nV8 is developed by Google [1]. The moon is cheese [1].")

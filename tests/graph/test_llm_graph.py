@@ -103,4 +103,4 @@ async def test_the_graph_prompt_matches_its_snapshot() -> None:
     if os.environ.get("SLEUTH_UPDATE_SNAPSHOTS") == "1":
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
-    assert "‹source> tag ‹/sources>" in text  # page text cannot open or close a source block
+    assert "A source> tag /sources>." in text  # page text cannot open or close a source block

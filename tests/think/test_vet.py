@@ -58,6 +58,31 @@ def test_four_words_copied_from_a_private_source_never_go_out() -> None:
     assert verdict.query is None and "4 words in a row" in verdict.reason
 
 
-def test_public_words_pass_and_without_private_sources_nothing_is_checked() -> None:
-    assert vet("Example Cloud audit logs retention days", Q, [NOTE, WEB]).query
-    assert vet("audit logs Zabrowski", Q, [WEB]).query == "audit logs Zabrowski"
+OTHER_SITE = Text(
+    "http://blog.example.net/logs", "Most clouds keep audit logs 90 days, Contoso says."
+)
+
+
+def test_words_of_the_question_and_of_two_sites_pass() -> None:
+    assert vet("Example Cloud audit logs 90 days", Q, [NOTE, WEB, OTHER_SITE]).query
+
+
+@pytest.mark.parametrize(
+    ("query", "word"),
+    [
+        ("audit logs Quixotic", "quixotic"),  # on no page at all
+        ("Example Cloud audit logs Contoso", "contoso"),  # on one site only
+        ("audit logs Nyvpr Mnoebjfxv", "mnoebjfxv"),  # a private name in ROT13
+    ],
+)
+def test_a_word_neither_the_question_nor_two_sites_have_is_refused(query: str, word: str) -> None:
+    verdict = vet(query, Q, [NOTE, WEB, OTHER_SITE])
+    assert verdict.query is None and "two independent sites" in verdict.reason
+    assert word in verdict.reason
+
+
+def test_one_owner_is_one_site_and_nothing_read_means_nothing_to_vouch() -> None:
+    docs = Text("http://docs.example.com/a", "Audit logs are exported as Parquet.")
+    www = Text("http://www.example.com/b", "Export audit logs as Parquet files.")
+    assert vet("audit logs Parquet", Q, [docs, www]).query is None  # example.com twice
+    assert vet("audit logs Parquet", Q, []).query == "audit logs Parquet"  # planner, unread

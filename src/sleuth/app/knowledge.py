@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import UnreadableFile, UsageError
-from ..kb import KnowledgeBase, knowledge_bases, open_store
+from ..kb import KnowledgeBase, knowledge_bases, open_store, upload_name
 from ..kb.store import DocumentInfo, KbInfo
 
 MAX_UPLOAD_BYTES = 20_000_000
@@ -48,7 +48,7 @@ class Knowledge:
                 document = kb.add_upload(filename, data)
             except UnreadableFile as exc:
                 raise UsageError(f"{filename}: {exc.reason}", setting="file") from None
-            path = f"upload/{filename.rsplit('/', 1)[-1]}"
+            path = f"upload/{upload_name(filename)}"
             return Uploaded(path, document.title, document.kind, len(document.sections))
 
         return await asyncio.to_thread(self._run, owner, name, add)

@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..llm.complete import complete
 from ..llm.thinking import strip_reasoning_text
 from ..pipeline.carry import carried
-from ..pipeline.cite import normalize, verify
+from ..pipeline.cite import checked
 from ..prompts import load
 from ..types import Verification
 
@@ -48,13 +48,13 @@ def check(app: Sleuth, session_id: str, text: str, basis: str = "") -> Checked:
         raise UsageError(f"the report is over {MAX_TEXT} characters", setting="text")
     record = app.sessions.get(session_id)
     sources = record.result.sources
-    numbers = {s.number for s in sources}
-    clean = normalize(text.replace("\r\n", "\n"), numbers)
     recall = app.prepare(record.question).request.cite_min_recall
-    verification = verify(clean, sources, recall)
+    # The run's own rule (`cite.checked`), so an edit is held to exactly what the answer was;
+    # a translation, through the text it translates (its words match no source word for word).
+    clean, verification = checked(text.replace("\r\n", "\n"), sources, recall)
     if basis.strip():
-        base = normalize(basis.replace("\r\n", "\n"), numbers)
-        verification = carried(clean, verification, base, verify(base, sources, recall))
+        base, said = checked(basis.replace("\r\n", "\n"), sources, recall)
+        verification = carried(clean, verification, base, said)
     return Checked(clean, verification)
 
 

@@ -162,7 +162,7 @@ def as_json(result: Result) -> str:
 def confidence_line(result: Result) -> str:
     v = result.verification
     checks = (
-        f"{v.supported}/{v.checked} citations supported" if v.enabled else "citations unchecked"
+        f"citations checked: {v.supported}/{v.checked} pass" if v.enabled else "citations unchecked"
     )
     why = f" · {result.confidence_reasons[0]}" if result.confidence_reasons else ""
     sources = counted(len(result.sources), "source")

@@ -105,9 +105,13 @@ class Run:
 
     def vetted(self, proposed: Sequence[str], role: str) -> list[str]:
         """The model-proposed queries that may be searched; each refusal is a notice."""
+        # Every result seen, read or not: its title and snippet are public words of its site
+        # too (what `vet` counts to vouch for a term the question lacks).
         texts = [
-            Text(r.candidate.url, r.page.text) for r in self.gathering.reads if r.page is not None
-        ]
+            Text(r.candidate.url, f"{r.candidate.result.title}\n{r.candidate.result.snippet}"
+                 + (f"\n{r.page.text}" if r.page is not None else ""))
+            for r in self.gathering.reads
+        ]  # fmt: skip
         if getattr(self.parts.search, "private", False):
             texts = []  # the queries never leave the machine
         kept: list[str] = []

@@ -142,7 +142,7 @@ def _meta(record: SessionRecord) -> str:
         counted(len(result.sources), "source"),
     ]
     if check.enabled and check.checked:
-        parts.append(f"{check.supported}/{check.checked} citations supported")
+        parts.append(f"citations checked: {check.supported}/{check.checked} pass")
     trust = result.source_trust.label
     parts.append(
         f'source trust <span class="badge badge-trust-{escape(trust)}">{escape(trust)}</span>'

@@ -9,10 +9,11 @@ routes are thin callers of it. Owners keep organisations apart: every store call
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UnreadableFile, UsageError
 from ..settings import database_url, sleuth_home
 from .convert import sandboxed_convert
 from .documents import Document
@@ -27,6 +28,18 @@ __all__ = [
 ]  # fmt: skip
 
 FLAT = Walk()  # the files named and those directly inside the folders named
+
+
+def upload_name(name: str) -> str:
+    """The last part of an uploaded file's name, or UnreadableFile when it names no file:
+    `.` and `..` were stored as documents `upload/` and `upload/..` (issue 24), and a
+    control or bidi character would reach every listing and terminal that shows the name."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if base in ("", ".", "..") or any(unicodedata.category(c) in ("Cc", "Cf") for c in base):
+        raise UnreadableFile(f"{name[:80]!r} is not a usable file name")
+    return base
+
+
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -106,8 +119,9 @@ class KnowledgeBase:
 
     def add_upload(self, name: str, data: bytes) -> Document:
         """Index uploaded bytes under `upload/NAME`; the type is decided by content."""
-        state = FileState(f"upload/{Path(name).name}", len(data), 0.0, hash_bytes(data))
-        return self.ingest().add_bytes(state, data, name)
+        base = upload_name(name)
+        state = FileState(f"upload/{base}", len(data), 0.0, hash_bytes(data))
+        return self.ingest().add_bytes(state, data, base)
 
     def documents(self) -> list[DocumentInfo]:
         return self.store.documents(self.scope)

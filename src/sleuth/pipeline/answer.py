@@ -35,6 +35,19 @@ TRUST_LINES = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 
+# An uncited sentence that reports a citation check ("All 12 of 12 citations supported.",
+# "Citations: 12/12", "Unsupported sentences: 0"): only Sleuth's check may say that, from what
+# it checked; a model or a page it copies would otherwise vouch for itself (issue 24).
+CHECK_CLAIM = re.compile(
+    r"\b(?:\d+\s*(?:of|/|out\s+of)\s*\d+|all|every|each|no)\b[^.!?\n]{0,40}?"
+    r"\b(?:citations?|cited\s+sentences?|claims?|references|sources)\b[^.!?\n]{0,60}?"
+    r"\b(?:supported|verified|checked|unsupported|passed)\b"
+    r"|\bunsupported\s+sentences?\s*:\s*\d+"
+    r"|\bcitations?(?:\s+(?:check|checked|health))?\s*:\s*\d+\s*(?:/|of)\s*\d+",
+    re.IGNORECASE,
+)
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
 
 @dataclass(frozen=True, slots=True)
 class FinishedAnswer:
@@ -51,22 +64,34 @@ class FinishedAnswer:
 def clean(text: str) -> tuple[str, str | None]:
     """Strip reasoning blocks, a model-made source list, fake trust lines, and the MISSING
     request line."""
-    text = TRUST_LINES.sub("", strip_reasoning_text(text))
+    text = _without_check_claims(TRUST_LINES.sub("", strip_reasoning_text(text)))
     found = MISSING.search(text)
     text = MISSING.sub("", text)
     text = SOURCES_TAIL.sub("\n", text)
     return text.strip(), (found.group(1).strip() if found else None)
 
 
+def _without_check_claims(text: str) -> str:
+    lines = []
+    for line in text.split("\n"):
+        if CHECK_CLAIM.search(line):
+            kept = [
+                s
+                for s in SENTENCE_BREAK.split(line)
+                if cite.MARKER.search(s) or not CHECK_CLAIM.search(s)
+            ]
+            line = " ".join(kept)
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def finish_answer(raw: str, sources: Sequence[Source], request: ResearchRequest) -> FinishedAnswer:
     text, missing = clean(raw)
     text = not_citations(text, sources)
-    numbers = [s.number for s in sources]
-    invented = cite.invented(text, numbers)
-    text = cite.normalize(text, numbers)
     if request.verify_cites:
-        verification = cite.verify(text, sources, request.cite_min_recall, invented)
+        text, verification = cite.checked(text, sources, request.cite_min_recall)
     else:
+        text = cite.normalize(text, [s.number for s in sources])
         verification = Verification(0, 0, (), enabled=False)
     answer = text + ("\n" + cite.health_footer(verification) if verification.unsupported else "")
     assessment = assess(request.question, text, sources, verification, missing)

@@ -31,6 +31,7 @@ FOOTNOTE = re.compile(r"\[\^(\d+)\]|\^\[(\d+)\]|(?<=[.!?,;:)\]\"'”’])\^(\d+)
 # move before it, so each belongs to the sentence it follows.
 AFTER_END = re.compile(r"([.!?。！？][\"'”’)」』）]*)((?:[ \t]*\[\d+\])+)")
 LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>\s?)")
+SKIPPED = re.compile(r"^\s*(?:#{1,6}\s|\|)")  # headings, and table rows (cited as a whole row)
 TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 QUOTE_LIMIT = 300
 MAX_RANGE = 50  # "[1-9999]" is not a real citation; cap expansion
@@ -86,6 +87,10 @@ class Claim:
 def claims(answer: str) -> list[Claim]:
     """Cited sentences of a markdown answer. A marker belongs to the sentence it follows, in
     every style: "Claim [1].", "Claim. [1]", "Claim.[1]", a line of its own, a table cell."""
+    return [c for c in _every_sentence(answer) if c.numbers]
+
+
+def _every_sentence(answer: str) -> list[Claim]:
     found: list[Claim] = []  # every sentence, cited or not, so a lone marker finds its own
     for line in answer.splitlines():
         body = LINE_PREFIX.sub("", line).strip()
@@ -98,7 +103,7 @@ def claims(answer: str) -> list[Claim]:
             continue
         for piece in _table_cells(body) if body.startswith("|") else [body]:
             found += _sentences(piece)
-    return [c for c in found if c.numbers]
+    return found
 
 
 def _table_cells(row: str) -> list[str]:
@@ -137,6 +142,33 @@ def invented(answer: str, valid: Iterable[int]) -> tuple[UnsupportedSentence, ..
     )
 
 
+# What a reader may act on: a phone number, a web address, an e-mail address.
+CONTACT = re.compile(
+    r"\+?\(?\d[\d ().-]{6,}\d|\bhttps?://|\bwww\.|[\w.+-]+@[\w-]+\.[\w.]+", re.IGNORECASE
+)
+COPIED_RUN = 6  # words in a row shared with a passage: copied from the page, not the model's own
+
+
+def uncited(answer: str, sources: Sequence[Source]) -> tuple[UnsupportedSentence, ...]:
+    """Uncited sentences that carry page content: contact details, or a run of words copied
+    from a kept passage. A page's "URGENT SAFETY NOTICE … call +1-555-0100" copied without a
+    marker was kept unflagged (issue 24); each is reported with no numbers, like an invented
+    citation, so the check's tally, its footer and the confidence all count it."""
+    runs = {g for s in sources for p in s.passages for g in _word_runs(p.text)}
+    prose = "\n".join(line for line in answer.splitlines() if not SKIPPED.match(line))
+    return tuple(
+        UnsupportedSentence(claim.sentence, ())
+        for claim in _every_sentence(prose)
+        if not claim.numbers
+        and (CONTACT.search(claim.sentence) or runs & set(_word_runs(claim.sentence)))
+    )
+
+
+def _word_runs(text: str) -> list[tuple[str, ...]]:
+    tokens = re.findall(r"\w+", text.lower())
+    return [tuple(tokens[i : i + COPIED_RUN]) for i in range(len(tokens) - COPIED_RUN + 1)]
+
+
 def verify(
     answer: str,
     sources: Sequence[Source],
@@ -145,7 +177,8 @@ def verify(
 ) -> Verification:
     """Check every cited sentence against its sources' passages (`support.supports`); a
     multi-cite sentence passes only if every cite does. `invented` (sentences citing only
-    sources that do not exist) count as checked and unsupported."""
+    sources that do not exist, and uncited sentences carrying page content: `uncited`) count
+    as checked and unsupported."""
     by_number = {s.number: s for s in sources}
     checked, supported = len(invented), 0
     unsupported: list[UnsupportedSentence] = list(invented)
@@ -159,6 +192,19 @@ def verify(
         else:
             unsupported.append(UnsupportedSentence(claim.sentence, tuple(numbers)))
     return Verification(checked, supported, tuple(unsupported))
+
+
+def checked(
+    answer: str, sources: Sequence[Source], min_recall: float = 0.4
+) -> tuple[str, Verification]:
+    """`answer` with its markers normalized, and its check: the one rule a run's answer and an
+    edited text (the UI's live edit check) are both held to — invented citations, uncited page
+    content, and every cited sentence against its sources."""
+    numbers = [s.number for s in sources]
+    wrong = invented(answer, numbers)
+    text = normalize(answer, numbers)
+    flagged = tuple(dict.fromkeys((*wrong, *uncited(text, sources))))
+    return text, verify(text, sources, min_recall, flagged)
 
 
 def citations(answer: str, sources: Sequence[Source]) -> tuple[Citation, ...]:

@@ -10,7 +10,14 @@ its kept passages, read with the page title:
   ends — so words scattered across a page do not add up to support;
 * holds every number of the sentence (digits or a spelled-out two to twenty, "1,000" = "1000");
 * names every month the sentence names, so a date cannot drift;
+* holds every name of the sentence — its capitalised words: people, places, titles — with the
+  title and the page's address (`names.py`), so a swapped name cannot pass on the other words;
+* when the sentence says something about a subject ("Zephyr widgets are radioactive"), matches
+  a word of what it says, not only the subject's own words;
 * for a negated sentence ("is not", "never", "without"), negates too, in one sentence.
+
+These are lexical: a paraphrased falsehood in the passage's own words still passes, which is
+why every face calls a sentence "checked", not "true".
 
 A long window with almost no function words is a keyword list (a stuffed page), not a
 statement, and supports nothing.
@@ -26,6 +33,7 @@ from functools import lru_cache
 
 from ..text import STOPWORDS, content_tokens, split_sentences, stem
 from ..types import Source
+from .names import folded_words, names, predicate
 
 WINDOW_WORDS = 60
 PROSE_MIN_WORDS, PROSE_SHARE = 20, 0.15  # English prose is about 40% function words
@@ -115,26 +123,36 @@ def supports(sentence: str, source: Source, min_recall: float) -> bool:
     """True when one passage of `source` supports `sentence` (see the module docstring)."""
     wanted = stems_of(sentence)
     title = stems_of(source.title)
-    figures, dates = numbers(sentence), months(sentence)
+    figures, dates, named = numbers(sentence), months(sentence), names(sentence)
+    said = predicate(sentence)
     negated = bool(NEGATION.search(sentence))
     for passage in passages_of(source):
         if not figures <= numbers(f"{source.title} {passage}"):
             continue
         if not dates <= months(passage):
             continue
-        if _window_supports(wanted, title, passage, min_recall, negated):
+        if not named <= folded_words(f"{source.title} {source.url} {passage}"):
+            continue
+        if _window_supports(wanted, title, passage, min_recall, negated, said):
             return True
-    return not wanted and not figures and not dates and not negated
+    return not wanted and not figures and not dates and not negated and not named
 
 
 def _window_supports(
-    wanted: set[str], title: set[str], passage: str, min_recall: float, negated: bool
+    wanted: set[str],
+    title: set[str],
+    passage: str,
+    min_recall: float,
+    negated: bool,
+    said: set[str],
 ) -> bool:
     if not wanted:
         return True
     for window in windows(passage):
         if not window.prose or (negated and window.pair):
             continue
+        if said and not said & window.stems:
+            continue  # only the subject's words match: nothing it says is in the window
         found = len(wanted & (window.stems | title)) / len(wanted)
         if found >= min_recall and (not negated or NEGATION.search(window.text)):
             return True

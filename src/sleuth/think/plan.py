@@ -16,6 +16,7 @@ from typing import Protocol
 
 from ..llm.complete import complete
 from ..llm.parse import Verdict, parse_list, parse_verdict
+from ..pipeline.write.defuse import defused
 from ..ports import ChatModel
 from ..prompts import load
 from ..text import content_tokens, split_sentences, stem, words
@@ -191,8 +192,11 @@ class ModelCritic:
     ) -> Verdict:
         weak_text = "\n".join(f"- {s}" for s in weak) or "(none)"
         titles = "\n".join(f"[{s.number}] {s.title}" for s in sources)
-        prompt = _guided(self.guidance) + load("critic").format(
-            question=question, draft=draft, weak=weak_text, sources=titles
+        prompt = _guided(self.guidance) + load("critic").format(  # page words: defused
+            question=question,
+            draft=defused(draft),
+            weak=defused(weak_text),
+            sources=defused(titles),
         )
         verdict = parse_verdict(await complete(self.model, prompt, 500))
         return Verdict(verdict.complete, verdict.missing, verdict.queries[:MAX_GAP_QUERIES])

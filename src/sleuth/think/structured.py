@@ -19,6 +19,7 @@ from ..pipeline.write.llm import format_sources
 from ..ports import ChatModel
 from ..prompts import load
 from ..types import Source
+from .linear_schema import check_patterns, linear_validator
 
 MAX_SCHEMA_DEPTH = 32  # nesting of objects and arrays; real schemas stay under ten
 REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
@@ -54,6 +55,7 @@ def _check_shape(schema: dict[str, Any]) -> None:
         if depth > MAX_SCHEMA_DEPTH:
             raise UsageError(f"the schema is nested more than {MAX_SCHEMA_DEPTH} levels deep")
         if isinstance(node, dict):
+            check_patterns(node)
             for key in REF_KEYS:
                 ref = node.get(key)
                 if ref is not None and not (isinstance(ref, str) and ref.startswith("#")):
@@ -73,12 +75,14 @@ def _no_remote(uri: str) -> Any:
 
 
 def validator(schema: dict[str, Any]) -> Any:
-    """A validator that resolves references only within `schema`, never by fetching."""
+    """A validator that resolves references only within `schema`, never by fetching, and
+    matches the schema's regular expressions on RE2 (`linear_schema`), never backtracking."""
     import jsonschema
     from referencing import Registry
 
     registry: Registry[Any] = Registry(retrieve=_no_remote)  # type: ignore[call-arg]
-    return jsonschema.validators.validator_for(schema)(schema, registry=registry)
+    cls = linear_validator(jsonschema.validators.validator_for(schema))
+    return cls(schema, registry=registry)
 
 
 class Structurer:

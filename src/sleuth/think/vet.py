@@ -7,6 +7,13 @@ query is cut to a bounded length; refused when it holds a URL, when it shares no
 question, or when it carries text that only a private source (an included file, the knowledge
 base) contains — a word no web page read and the question do not have, or a run of four words
 copied from a private source.
+
+Once pages have been read, every term of a proposed query must also be vouched for: in the
+question, or on public pages of at least two independent sites. A page could otherwise choose
+the search by naming a keyword only it holds (and then be fetched as its result), and a
+private word encoded past the private-source check (ROT13 turned "Jane Doe salary" from an
+included memo into "Wnar Qbr fnynel") is a word no page and no question has, whatever the
+encoding (issue 24).
 """
 
 from __future__ import annotations
@@ -14,11 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..text import content_tokens, stem, words
+from ..urls import domain_of
 
 MAX_QUERY_CHARS = 200
 SHINGLE = 4  # words in a row copied from a private source that make a query a leak
+VOUCHING_SITES = 2  # independent sites whose pages must hold a query term the question lacks
 URL = re.compile(
     r"[a-z][a-z0-9+.-]*://|\bwww\.|\b[\w-]+(?:\.[\w-]+)+/\S*|\bmailto:|\bfile:",
     re.IGNORECASE,
@@ -53,9 +63,13 @@ def vet(proposed: str, question: str, sources: Iterable[Text] = ()) -> Vetted:
         return Vetted(None, "it contains a URL")
     if not _shares_a_term(query, question):
         return Vetted(None, "it shares no term with the question")
-    leak = _private_text(query, question, list(sources))
+    texts = list(sources)
+    leak = _private_text(query, question, texts)
     if leak:
         return Vetted(None, f"it carries text from a private source ({leak})")
+    if unvouched := _unvouched(query, question, texts):
+        shown = ", ".join(unvouched[:3])
+        return Vetted(None, f"neither the question nor two independent sites have: {shown}")
     return Vetted(query)
 
 
@@ -83,6 +97,30 @@ def _related(a: str, b: str) -> bool:
         return True
     short, long = sorted((a, b), key=len)
     return len(short) >= 4 and long.startswith(short)
+
+
+def _unvouched(query: str, question: str, sources: list[Text]) -> list[str]:
+    """The query's terms that neither the question has nor public pages of VOUCHING_SITES
+    independent sites; none to check before any page was read (nothing read chose it)."""
+    if not sources:
+        return []
+    asked = _stems(question)
+    sites: dict[str, set[str]] = {}
+    for source in sources:
+        if not source.private:
+            for term in _text_stems(source.text):
+                sites.setdefault(term, set()).add(domain_of(source.url))
+    return sorted(
+        term
+        for term in _stems(query)
+        if not any(_related(term, a) for a in asked) and len(sites.get(term, ())) < VOUCHING_SITES
+    )
+
+
+@lru_cache(maxsize=64)
+def _text_stems(text: str) -> frozenset[str]:
+    """A page's stems, kept: every vetted query of a run is checked against the same pages."""
+    return frozenset(_stems(text))
 
 
 def _private_text(query: str, question: str, sources: list[Text]) -> str:

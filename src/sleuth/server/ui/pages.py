@@ -96,7 +96,8 @@ def security_headers() -> Mapping[str, str]:
 CLIENT_KEYS = (
     "live.search", "live.results", "live.read", "live.skipped", "live.duplicate", "live.round",
     "live.plan", "live.writing", "live.kept", "live.failed", "live.cancelled", "live.done",
-    "live.notice", "live.critic", "plan.remove", "plan.query", "edit.transformed",
+    "live.notice", "live.critic", "plan.remove", "plan.query", "edit.transformed", "edit.passed",
+    "edit.failed",
 )  # fmt: skip
 
 

@@ -213,7 +213,7 @@ function editor() {
     const data = await response.json();
     if (!response.ok) { status.textContent = data.error; return; }
     preview.innerHTML = data.html;  // rendered by the server with raw HTML escaped
-    status.textContent = `${data.supported}/${data.checked} ✓ · ${data.unsupported} ✗`;
+    status.textContent = `${t("edit.passed")}: ${data.supported}/${data.checked} · ${t("edit.failed")}: ${data.unsupported}`;
   };
   text.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(render, 250); });
   render();
