@@ -107,3 +107,21 @@ def test_failed_runs_are_not_cached(testweb_env: TestWeb) -> None:
         assert first.status_code == second.status_code == 422
         assert first.json()["code"] == "NO_SOURCES" and first.json()["success"] is False
         assert served.metric("sleuth_runs_total", depth="quick", outcome="failed") == 2
+
+
+def test_no_cache_reuses_nothing_cached_and_its_answer_serves_the_next_request(
+    testweb_env: TestWeb,
+) -> None:
+    """`no_cache` means what the CLI's `--no-cache` means: nothing cached is reused — no
+    answer from the result cache, no page from the page cache — and the fresh answer is what
+    the next identical request gets."""
+    with serving() as served:
+        headers = {"X-API-Key": served.key("acme")}
+        url = f"{served.api}/orgs/acme/research"
+        first = httpx.post(url, json={"query": Q}, headers=headers).json()
+        page = first["citations"][0]["url"]
+        read = testweb_env.hits.count(page)
+        fresh = httpx.post(url, json={"query": Q, "no_cache": True}, headers=headers).json()
+        assert fresh["cached"] is False and testweb_env.hits.count(page) == read + 1
+        after = httpx.post(url, json={"query": Q}, headers=headers).json()
+        assert after["cached"] is True and after["session_id"] == fresh["session_id"]

@@ -178,7 +178,7 @@ class Service:
         leaves (its answer lands in the cache for a retry). The refusal, if any, is raised by
         `Following.admitted()`."""
         await self.admission.count_request(caller)
-        prepared, key = self._prepared(caller, values)
+        prepared, key = self._prepared(caller, _afresh(values, no_cache))
         if not no_cache and (body := await self._hit(caller, key)) is not None:
             return (await self._from_cache(caller.org, key, body)).follow()
         return self._follow(caller, prepared, key, no_cache=no_cache, keep=keep)
@@ -219,7 +219,7 @@ class Service:
         """The research request's answer as JSON (the run keeps going if the caller leaves). A
         cache hit is the stored bytes, found with no run object made."""
         await self.admission.count_request(caller)
-        prepared, key = self._prepared(caller, values)
+        prepared, key = self._prepared(caller, _afresh(values, no_cache))
         if not no_cache and (body := await self._hit(caller, key)) is not None:
             self.observer.hit("cache")
             self.meter.count(caller.org)
@@ -365,6 +365,12 @@ BODIES_KEPT = 256  # cached answers kept in memory (the store holds them all)
 REPORT_REUSE_S = 1.0  # a usage report is reused this long while nothing was metered here
 
 
+def _afresh(values: Mapping[str, Any], no_cache: bool) -> Mapping[str, Any]:
+    """`no_cache` means one thing on every face: reuse nothing cached. Here, besides refusing
+    the result cache, every page is read afresh (and the page cache refreshed with it)."""
+    return {**values, "refresh_cache": True} if no_cache else values
+
+
 def with_kb(search: str, kb: str) -> str:
     """The search backend `search` with the knowledge base `kb` searched beside it (once:
     a `multi:` already holding a knowledge base keeps only this one)."""
@@ -413,7 +419,7 @@ def fingerprint(prepared: Prepared) -> str:
     data["settings"] = {
         f.name: getattr(prepared.settings, f.name)
         for f in fields(prepared.settings)
-        if f.name != "env"
+        if f.name not in ("env", "refresh_cache")  # a fresh run answers the same request
     }
     data["org"] = prepared.saving.org
     text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)

@@ -126,7 +126,11 @@ class ResearchBody(Filters):
         alias="schema",
         description="A JSON Schema (type object) to fill from the sources instead of prose.",
     )
-    no_cache: bool = Field(False, description="Run afresh instead of answering from the cache.")
+    no_cache: bool = Field(
+        False,
+        description="Reuse nothing cached: no answer from the result cache, no page from the "
+        "page cache (the fresh answer is then cached for the next identical request).",
+    )
     max_sources: int | None = table_field("max_sources")
     source_authority: Authority | None = Field(None, description=SETTINGS["source_authority"].help)
     language: str | None = Field(None, max_length=40, description=SETTINGS["language"].help)

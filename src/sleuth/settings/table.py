@@ -130,7 +130,15 @@ _TABLE = (
         "engine",
     ),
     # ------------------------------------------------------------------ reading
-    _s("no_cache", "flag", False, "Do not read or write the page cache.", "engine"),
+    _s(
+        "no_cache",
+        "flag",
+        False,
+        "Reuse nothing cached: read every page afresh (the page cache is neither read nor "
+        "written). The API's no_cache means the same: no answer from the result cache, no page "
+        "from the page cache.",
+        "engine",
+    ),
     _s(
         "browser",
         "choice",
