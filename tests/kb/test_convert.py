@@ -96,3 +96,14 @@ def test_type_is_decided_by_content(folder: dict[str, Path]) -> None:
     with pytest.raises(UnreadableFile, match="unsupported file type"):
         decide_kind(b"\x00\x01\x02binary", "blob")
     assert decide_kind(b"<!doctype html><p>x</p>", "page.txt") == "html"
+
+
+def test_a_document_too_large_once_converted_never_leaves_the_worker() -> None:
+    """A CSV of tiny cells triples as a table: past the cap, the worker refuses it with the
+    reason, so its text never reaches the caller (the server, for an upload)."""
+    from sleuth.kb.convert import sandboxed_convert
+
+    cells = ("1,1,1,1,1,1,1,1\n" * 400).encode()
+    assert len(sandboxed_convert(cells, "cells.csv").sections) > 0
+    with pytest.raises(UnreadableFile, match=r"characters once converted, more than the 10,000"):
+        sandboxed_convert(cells, "cells.csv", max_chars=10_000)

@@ -47,6 +47,10 @@ HEAD_BYTES = 1024
 MIMETYPE_BYTES = 64  # "application/epub+zip" and some room
 IN_PROCESS_KINDS = frozenset({"markdown", "text"})  # decoded and split, nothing parsed
 TEXT_SECTION_CHARS = 12_000  # long plain text is cited by line range, not as one blob
+# The most text one converted document may hold. What a worker sends back is held, split and
+# stored by the caller (the server, for an upload), so it is bounded like the upload itself:
+# a 19 MB CSV of one-character cells is 60 MB of table once converted.
+DOCUMENT_MAX_CHARS = 24_000_000
 _ZIP_MEMBERS = {
     "word/document.xml": "docx",
     "ppt/presentation.xml": "pptx",
@@ -243,12 +247,19 @@ CONVERTERS: dict[str, Converter] = {
 }
 
 
-def sandboxed_convert(data: bytes, name: str, *, pdf_max_pages: int = PDF_MAX_PAGES) -> Document:
+def sandboxed_convert(
+    data: bytes,
+    name: str,
+    *,
+    pdf_max_pages: int = PDF_MAX_PAGES,
+    max_chars: int = DOCUMENT_MAX_CHARS,
+) -> Document:
     """`convert`, run in the extraction sandbox for everything but plain text: a local file
     or an upload can be as hostile as a page (a PDF that inflates to gigabytes, a zip bomb of
     a DOCX or an EPUB's mimetype, a CSV that took 1.4 GB and 90 s to read). In this process
     only the first kilobyte is looked at; even telling a DOCX from an EPUB opens the archive,
-    so that happens in the worker, under its memory and time limits."""
+    so that happens in the worker, under its memory and time limits, and a document whose text
+    passes `max_chars` never leaves it."""
     from ..errors import ExtractionError
     from ..fetch.sandbox import shared_sandbox
 
@@ -257,11 +268,19 @@ def sandboxed_convert(data: bytes, name: str, *, pdf_max_pages: int = PDF_MAX_PA
     if sniff_head(data) == "text" and kind_of_name(name) in (None, *IN_PROCESS_KINDS):
         return convert(data, name)
     try:
-        return shared_sandbox().run_sync(_convert_capped, data, name, pdf_max_pages)
+        return shared_sandbox().run_sync(_convert_capped, data, name, pdf_max_pages, max_chars)
     except ExtractionError as exc:
         raise UnreadableFile(exc.reason) from exc
 
 
-def _convert_capped(data: bytes, name: str, pdf_max_pages: int) -> Document:
-    """`convert` with positional arguments only: what the sandbox sends to its worker."""
-    return convert(data, name, pdf_max_pages=pdf_max_pages)
+def _convert_capped(data: bytes, name: str, pdf_max_pages: int, max_chars: int) -> Document:
+    """`convert` with positional arguments only, and its text bounded: what the sandbox sends
+    to its worker."""
+    document = convert(data, name, pdf_max_pages=pdf_max_pages)
+    size = sum(len(section.text) for section in document.sections)
+    if size > max_chars:
+        raise UnreadableFile(
+            f"its text is {size:,} characters once converted, more than the {max_chars:,} "
+            "one document may hold; split the file"
+        )
+    return document
