@@ -24,7 +24,16 @@ OPEN = ServerConfig(open_access=True)
 
 
 class QuickCutOff(GuardedHttp):
-    head_timeout_s = 0.5  # the production limit, shortened so the test waits less
+    head_timeout_s = 0.5  # the production limits, shortened so the test waits less
+    idle_timeout_s = 0.5
+
+
+class QuickHeads(GuardedHttp):
+    head_timeout_s = 0.5  # and the idle timeout uvicorn's keep-alive one
+
+
+class SmallHeads(GuardedHttp):
+    max_header_bytes = 1000  # so a few kilobytes of body would pass it if they were counted
 
 
 class FewPerClient(GuardedHttp):
@@ -72,14 +81,43 @@ def test_trickled_or_missing_headers_are_cut_off() -> None:
         with connected(served.base) as sock:
             got = trickle(sock, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         assert got.startswith(b"HTTP/1.1 408"), got[:80]
-        with connected(served.base) as sock:  # connects and says nothing
-            assert answer(sock).startswith(b"HTTP/1.1 408")
+        with connected(served.base) as sock:  # connects and says nothing: closed, unanswered
+            assert answer(sock) == b""
         with connected(served.base) as sock:  # one request answered, the next one trickled
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             first = sock.recv(65536)
             assert first.startswith(b"HTTP/1.1 200") and first.endswith(b'{"ok":true}')
             got = trickle(sock, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         assert got.startswith(b"HTTP/1.1 408"), got[:80]
+
+
+def test_a_connection_is_not_cut_off_before_its_first_request_begins() -> None:
+    """A pooled connection may wait longer than the head limit before its first request: no
+    408 is sent into it ahead of time (a client would read it as the answer to that request)."""
+    with serving(OPEN, protocol=QuickHeads) as served:
+        with connected(served.base) as sock:
+            time.sleep(0.3)  # past half the head limit: a head timer started at connect would fire
+            time.sleep(0.4)  # (before the request below has begun)
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+
+
+def test_the_tail_of_a_body_is_not_counted_as_the_next_head() -> None:
+    """A request answered before its body was read (here /healthz, which reads none): the
+    rest of the body and the start of the next request arrive in one read, and only the next
+    request's own line and fields count against the head limit. Before, the whole read counted: a 1.5 MB
+    body refused with 413 made the client's next request a 431."""
+    first = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000\r\n\r\n"
+    second = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with serving(OPEN, protocol=SmallHeads) as served:
+        with connected(served.base) as sock:
+            sock.sendall(first + b"a" * 5000)
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+            sock.sendall(b"a" * 5000 + second[:30])  # the head goes on in the next read
+            time.sleep(0.2)
+            sock.sendall(second[30:])
+            got = sock.recv(65536)
+        assert got.startswith(b"HTTP/1.1 200"), got[:80]
 
 
 def refused(base: str, head: bytes) -> bytes:
