@@ -94,19 +94,18 @@ def test_trickled_or_missing_headers_are_cut_off() -> None:
 def test_a_connection_is_not_cut_off_before_its_first_request_begins() -> None:
     """A pooled connection may wait longer than the head limit before its first request: no
     408 is sent into it ahead of time (a client would read it as the answer to that request)."""
-    with serving(OPEN, protocol=QuickHeads) as served:
-        with connected(served.base) as sock:
-            time.sleep(0.3)  # past half the head limit: a head timer started at connect would fire
-            time.sleep(0.4)  # (before the request below has begun)
-            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+    with serving(OPEN, protocol=QuickHeads) as served, connected(served.base) as sock:
+        time.sleep(0.3)  # past half the head limit: a head timer started at connect would fire
+        time.sleep(0.4)  # (before the request below has begun)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
 
 
 def test_the_tail_of_a_body_is_not_counted_as_the_next_head() -> None:
     """A request answered before its body was read (here /healthz, which reads none): the
     rest of the body and the start of the next request arrive in one read, and only the next
-    request's own line and fields count against the head limit. Before, the whole read counted: a 1.5 MB
-    body refused with 413 made the client's next request a 431."""
+    request's own line and fields count against the head limit. Before, the whole read
+    counted: a 1.5 MB body refused with 413 made the client's next request a 431."""
     first = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000\r\n\r\n"
     second = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     with serving(OPEN, protocol=SmallHeads) as served:
