@@ -21,6 +21,10 @@ class SearchQuery:
     text: str
     limit: int = 10
     since: date | None = None
+    # A language tag (`de`, `en-GB`, `zh-Hant`; canonical case, see `sleuth.langtag`) for the
+    # backend's own language or region parameter; a backend without one ignores it. It steers,
+    # never filters: results in other languages stay.
+    language: str | None = None
     # Where a backend may report side events (e.g. a fan-out's degraded sub-backend).
     report: Callable[[Event], None] = field(default=_ignore, compare=False)
 

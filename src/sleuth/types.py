@@ -300,6 +300,7 @@ class ResearchRequest:
     allow_domains: tuple[str, ...] = ()
     deny_domains: tuple[str, ...] = ()
     language: str | None = None
+    search_lang: str | None = None  # a language tag (de, en-GB): queries and backends steered
     max_runtime_s: float | None = None
     since: date | None = None  # drop pages published before this day (undated pages are kept)
     source_authority: AuthorityMode = "prefer"

@@ -77,9 +77,11 @@ def test_the_web_app_request_maps_onto_settings_and_the_question_limit() -> None
 
 
 def test_the_ui_settings_page_fields_are_table_settings() -> None:
+    # How runs are assembled (engine) or a default every UI run takes (run: search_lang);
+    # never a server, output or session setting.
     for name in FIELDS:
         entry = SETTINGS.get(name)
-        assert entry is not None and entry.target == "engine", name
+        assert entry is not None and entry.target in ("engine", "run"), name
     assert {n for n in FIELDS if SETTINGS[n].secret} == SECRETS == {"api_key"}
 
 

@@ -239,7 +239,9 @@ class Sleuth:
         prepared = prepare(text, self.settings, values)
         backend = build_search(prepared.settings.search, backend_settings(prepared.settings))
         try:
-            found = await backend.search(SearchQuery(text, limit, prepared.request.since))
+            request = prepared.request
+            asked = SearchQuery(text, limit, request.since, language=request.search_lang)
+            found = await backend.search(asked)
         finally:
             close = getattr(backend, "aclose", None)
             if close is not None:

@@ -3,7 +3,7 @@ failure — never stopping the batch.
 
 A batch line is a JSON object: `{"question": "...", "id"?: ..., "depth"?: "quick|deep", ...}`
 plus any per-question run setting of the settings table (`max_sources`, `since`,
-`source_authority`, `output`, `language`, `tldr`, `allow_domain`, `deny_domain`,
+`source_authority`, `output`, `language`, `search_lang`, `tldr`, `allow_domain`, `deny_domain`,
 `cite_min_recall`, `max_runtime`, `schema` as an inline object) or its API name (`query`,
 `freshness`, `include_domains`, `exclude_domains`). Values are checked by the table's own
 coercion, so a line refuses what a flag or an API field refuses. Engine settings (search

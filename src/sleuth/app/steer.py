@@ -151,7 +151,7 @@ async def make_plan(
     built = build_parts(prepared.settings, app.resources)
     planner = built.parts.stages.planner
     try:
-        proposed = await planner.plan(answered.brief)
+        proposed = await planner.plan(answered.brief, language=prepared.request.search_lang)
     finally:
         await built.aclose()
     used = _model_use(built, started)

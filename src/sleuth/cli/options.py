@@ -24,7 +24,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Groups of settings, in the order --help lists them.
 OUTPUT = ("json", "out", "verbose")
-SEARCH = ("search", "search_fallback", "include", "kb", "kb_hybrid")
+SEARCH = ("search", "search_fallback", "search_lang", "include", "kb", "kb_hybrid")
 READING = (
     "no_cache",
     "browser",
@@ -93,7 +93,7 @@ def _click_type(entry: Setting) -> Any:
         return click.Path(dir_okay=False, path_type=Path)
     if entry.kind == "list":
         return CommaList()
-    if entry.kind in ("int", "float", "duration", "since", "rounds"):
+    if entry.kind in ("int", "float", "duration", "since", "rounds", "lang"):
         return TableType(entry)
     return None
 

@@ -19,13 +19,14 @@ EXAMPLES = """
 Examples:
   sleuth search "rust async runtime"
   sleuth search "nginx 502" --search=stackexchange --json
+  sleuth search "Energiewende Kosten" --search-lang=de
   sleuth search "refund policy" --search=local --include=docs/
 """
 
 
 @click.command("search", epilog=EXAMPLES)
 @click.argument("query", nargs=-1, required=True)
-@table_options("search", "include")
+@table_options("search", "search_lang", "include")
 @option(
     "--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="How many results."
 )

@@ -28,7 +28,7 @@ async def deep(run: Run) -> Result:
     request = run.request
     planner = run.parts.stages.planner
     planned = await run.with_model(
-        lambda: planner.plan(run.question),
+        lambda: planner.plan(run.question, language=request.search_lang),
         lambda: HeuristicPlanner().plan(run.question),
         "planning from the question's own terms",
     )
@@ -66,7 +66,9 @@ async def _critique(run: Run, drafted: Drafted) -> Verdict:
     weak = [u.sentence for u in drafted.finished.verification.unsupported]
     critic, answer, sources = run.parts.stages.critic, drafted.finished.answer, drafted.sources
     return await run.with_model(
-        lambda: critic.review(run.question, answer, weak, sources),
+        lambda: critic.review(
+            run.question, answer, weak, sources, language=run.request.search_lang
+        ),
         lambda: HeuristicCritic().review(run.question, answer, weak, sources),
         "finding gaps from the question's own terms",
     )

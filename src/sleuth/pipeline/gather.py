@@ -114,11 +114,11 @@ async def search_round(
 async def search_all(
     backend: SearchBackend, queries: Sequence[str], gathering: Gathering, emit: Emit
 ) -> list[list[SearchResult]]:
-    since = gathering.request.since
+    request = gathering.request
 
     async def one(q: str) -> tuple[list[SearchResult], SearchError | None, int]:
         started = time.monotonic()
-        query = SearchQuery(q, gathering.request.max_results, since=since, report=emit)
+        query = SearchQuery(q, request.max_results, request.since, request.search_lang, report=emit)
         try:
             found, error = await backend.search(query), None
         except SearchError as exc:

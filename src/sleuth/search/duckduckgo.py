@@ -6,6 +6,11 @@ throttled or blocked request with "No results found." (it drops non-200 pages si
 genuinely empty answer across all its engines is vanishingly rare, so that message is reported as
 a rate limit: throttling must never look like an empty round.
 
+A search language becomes ddgs's `region`, which is DuckDuckGo's `kl` region code
+(`country-language`: `de-de`, `uk-en`, `ch-fr`, `wt-wt` for none): the tag's own country when
+DuckDuckGo has that pair, else the language's home region; a language DuckDuckGo has no region
+for searches all regions (`wt-wt`) rather than the default `us-en`.
+
 Testing aid: `SLEUTH_DDG_REPLAY=FILE` answers from a recorded JSON file instead of the network
 (a list of ddgs result dicts, or `{"text": ..., "news": ...}`, where a value may also be
 `{"raise": "RatelimitException", "message": "..."}`).
@@ -24,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from ..errors import RateLimitedError, SearchError, UsageError
+from ..langtag import LangTag, parse_tag
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
@@ -31,6 +37,25 @@ from .common import days_since, iso_date, results_of, strip_html, unreachable, u
 
 NAME = "duckduckgo"
 Kind = Literal["text", "news"]
+DEFAULT_REGION = "us-en"
+ALL_REGIONS = "wt-wt"
+# DuckDuckGo's documented `kl` region codes.
+REGIONS = frozenset(
+    """xa-ar xa-en ar-es au-en at-de be-fr be-nl br-pt bg-bg ca-en ca-fr ct-ca cl-es cn-zh
+    co-es hr-hr cz-cs dk-da ee-et fi-fi fr-fr de-de gr-el hk-tzh hu-hu in-en id-id id-en ie-en
+    il-he it-it jp-jp kr-kr lv-lv lt-lt xl-es my-ms my-en mx-es nl-nl nz-en no-no pe-es ph-en
+    ph-tl pl-pl pt-pt ro-ro ru-ru sg-en sk-sk sl-sl za-en es-es se-sv ch-de ch-fr ch-it tw-tzh
+    th-th tr-tr ua-uk uk-en us-en ue-es ve-es vn-vi wt-wt""".split()
+)
+# kl's spelling where it is not ISO's: its country and language parts.
+_KL_COUNTRY = {"GB": "uk"}
+_KL_LANGUAGE = {"ja": "jp", "ko": "kr", "nb": "no"}
+# A language's home region when the tag names none (or one DuckDuckGo does not pair with it).
+_HOME = {
+    "en": "us-en", "ar": "xa-ar", "ca": "ct-ca", "cs": "cz-cs", "da": "dk-da", "el": "gr-el",
+    "et": "ee-et", "he": "il-he", "ja": "jp-jp", "ko": "kr-kr", "ms": "my-ms", "nb": "no-no",
+    "sv": "se-sv", "tl": "ph-tl", "uk": "ua-uk", "vi": "vn-vi", "zh": "cn-zh", "sl": "sl-sl",
+}  # fmt: skip
 
 
 class DDGSLike(Protocol):
@@ -86,7 +111,7 @@ class DDGSearch:
         try:
             rows = method(
                 query.text,
-                region="us-en",
+                region=region_for(query.language),
                 safesearch="moderate",
                 timelimit=_timelimit(query.since),
                 max_results=query.limit,
@@ -128,6 +153,28 @@ class DDGSearch:
             rank=rank,
             published=iso_date(row.get("date")),
         )
+
+
+def region_for(language: str | None) -> str:
+    """The ddgs `region` (DuckDuckGo's `kl`) for a search language tag."""
+    if not language:
+        return DEFAULT_REGION
+    tag = parse_tag(language)
+    lang = _KL_LANGUAGE.get(tag.language, tag.language)
+    if tag.language == "zh" and (tag.script == "Hant" or tag.region in ("TW", "HK")):
+        lang = "tzh"
+    if tag.country:
+        own = f"{_KL_COUNTRY.get(tag.country, tag.country.lower())}-{lang}"
+        if own in REGIONS:
+            return own
+    return _home(tag, lang)
+
+
+def _home(tag: LangTag, lang: str) -> str:
+    if lang == "tzh":
+        return "tw-tzh"
+    home = _HOME.get(tag.language, f"{tag.language}-{lang}")
+    return home if home in REGIONS else ALL_REGIONS
 
 
 def _timelimit(since: date | None) -> str | None:

@@ -1,10 +1,14 @@
-"""`exa`: the Exa `/search` API (`SLEUTH_EXA_KEY`), asking for a short text excerpt per hit."""
+"""`exa`: the Exa `/search` API (`SLEUTH_EXA_KEY`), asking for a short text excerpt per hit.
+
+Exa has no language parameter; a search language with a region (`de-AT`) goes out as its
+`userLocation` (an ISO 3166-1 alpha-2 country code, which biases results to that country)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from ..langtag import parse_tag
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
@@ -31,6 +35,9 @@ class Exa:
         }
         if query.since:
             body["startPublishedDate"] = f"{query.since.isoformat()}T00:00:00.000Z"
+        country = parse_tag(query.language).country if query.language else None
+        if country:
+            body["userLocation"] = country.lower()
         data = await self.http.post_json(self.url, body, headers={"x-api-key": self.key})
         with self.http.reading():
             return results_of(data["results"], _result)

@@ -29,6 +29,8 @@ class SearXNG:
         params: dict[str, Any] = {"q": query.text, "format": "json", "limit": query.limit}
         if query.since:
             params["time_range"] = _time_range(query.since)
+        if query.language:  # SearXNG's `language`: a locale code (de, en-GB, zh-Hant)
+            params["language"] = query.language
         body = await self.http.get_json(f"{self.base_url}/search", params=params)
         with self.http.reading():
             results = results_of(body["results"], _result)

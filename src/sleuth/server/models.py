@@ -23,7 +23,7 @@ from pydantic import (
 from ..app.options import load_schema
 from ..limits import MAX_QUESTION_CHARS, deep_value
 from ..settings.table import SETTINGS
-from ..settings.values import parse_freshness
+from ..settings.values import coerce, parse_freshness
 
 Depth = Literal["quick", "deep"]
 Output = Literal["answer", "report"]
@@ -91,6 +91,9 @@ class Filters(Body):
     exclude_domains: Domains = Field(
         default_factory=list, max_length=50, description=SETTINGS["deny_domain"].help
     )
+    search_lang: str | None = Field(
+        None, max_length=40, description=SETTINGS["search_lang"].help, examples=["de", "pt-BR"]
+    )
 
     @field_validator("freshness")
     @classmethod
@@ -105,6 +108,14 @@ class Filters(Body):
     def _check_domains(cls, value: Domains) -> Domains:
         return _domains(value)
 
+    @field_validator("search_lang")
+    @classmethod
+    def _check_search_lang(cls, value: str | None) -> str | None:
+        try:
+            return coerce("search_lang", value)  # type: ignore[no-any-return]
+        except Exception as exc:
+            raise ValueError(str(exc).removeprefix("search_lang ")) from None
+
     def filter_values(self) -> dict[str, Any]:
         """The setting values these filters stand for."""
         values: dict[str, Any] = {}
@@ -114,6 +125,8 @@ class Filters(Body):
             values["allow_domain"] = tuple(self.include_domains)
         if self.exclude_domains:
             values["deny_domain"] = tuple(self.exclude_domains)
+        if self.search_lang:
+            values["search_lang"] = self.search_lang
         return values
 
 

@@ -13,6 +13,7 @@ A setting's `kind` says how its value is written in a flag, a file, a variable o
     path      a file path                        duration  90s, 500ms, 10min, 1h
     since     a date (2024-01-31, 2024) or an age back from today (30d, 2w, 6mo, 1y)
     rounds    `--deep` alone is 2 rounds; `--deep=N` up to N
+    lang      a language code: ISO 639-1, optionally with script and region (de, en-GB, zh-Hant)
 
 `target` says who consumes it: `engine` (how a run is assembled: backends, reading, models),
 `run` (what one run does), `session` (how it is saved), `output` (how an interface shows it) or
@@ -35,7 +36,7 @@ from ..limits import DEEP_ROUNDS
 from ..types import ApiFormat, AuthorityMode, BrowserMode, Depth, OutputKind
 
 Kind = Literal[
-    "flag", "text", "int", "float", "choice", "list", "path", "duration", "since", "rounds"
+    "flag", "text", "int", "float", "choice", "list", "path", "duration", "since", "rounds", "lang"
 ]
 Target = Literal["engine", "run", "session", "output", "server"]
 
@@ -103,6 +104,16 @@ _TABLE = (
         "news,wikipedia with --since; 'none' disables.",
         "engine",
         metavar="SPEC",
+    ),
+    _s(
+        "search_lang",
+        "lang",
+        None,
+        "Search in this language: the planner writes its queries in it and each backend gets "
+        "it as its language/region parameter (ISO 639-1 code, optionally with script and "
+        "region: de, en-GB, zh-Hant). Pages in other languages are still read and cited.",
+        "run",
+        metavar="LANG",
     ),
     _s(
         "include",

@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any, Literal
 
 from ..errors import UsageError
+from ..langtag import parse_tag
 from ..limits import DEEP_ROUNDS
 from .table import SETTINGS, Setting
 
@@ -213,6 +214,13 @@ def _since(s: Setting, value: Any, note: Note) -> date:
     return parse_since(str(value), setting=s.name, note=note)
 
 
+def _lang(s: Setting, value: Any, note: Note) -> str:
+    try:
+        return str(parse_tag(_text(s, value, note)))
+    except ValueError as exc:
+        raise UsageError(f"{s.name} {exc}", setting=s.name) from None
+
+
 def _rounds(s: Setting, value: Any, note: Note) -> int | None:
     if value is True:
         return DEEP_ROUNDS
@@ -234,4 +242,5 @@ _COERCE: dict[str, Callable[[Setting, Any, Note], Any]] = {
     "duration": _duration,
     "since": _since,
     "rounds": _rounds,
+    "lang": _lang,
 }

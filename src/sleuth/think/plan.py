@@ -34,20 +34,32 @@ TITLE_PHRASE = re.compile(
 
 
 class Planner(Protocol):
-    async def plan(self, question: str) -> list[str]: ...
+    async def plan(self, question: str, *, language: str | None = None) -> list[str]:
+        """Sub-queries for `question`, written in `language` (a language tag) when given and
+        the planner can translate; a planner that cannot keeps the question's own words."""
+        ...
 
 
 class Critic(Protocol):
     async def review(
-        self, question: str, draft: str, weak: Sequence[str], sources: Sequence[Source]
-    ) -> Verdict: ...
+        self,
+        question: str,
+        draft: str,
+        weak: Sequence[str],
+        sources: Sequence[Source],
+        *,
+        language: str | None = None,
+    ) -> Verdict:
+        """Whether the draft is complete, else gap queries (in `language`, as for a plan)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
 class HeuristicPlanner:
-    """Sub-queries from the question's parts ("A and B", "A vs B") or its key terms."""
+    """Sub-queries from the question's parts ("A and B", "A vs B") or its key terms; without a
+    model nothing is translated, so `language` leaves the user's words as they are."""
 
-    async def plan(self, question: str) -> list[str]:
+    async def plan(self, question: str, *, language: str | None = None) -> list[str]:
         return heuristic_plan(question)
 
 
@@ -100,7 +112,13 @@ class HeuristicCritic:
     """Complete when every question term is covered and no citation is weak; else search gaps."""
 
     async def review(
-        self, question: str, draft: str, weak: Sequence[str], sources: Sequence[Source]
+        self,
+        question: str,
+        draft: str,
+        weak: Sequence[str],
+        sources: Sequence[Source],
+        *,
+        language: str | None = None,
     ) -> Verdict:
         missing = uncovered_terms(question, sources)
         if not missing and not weak:
@@ -175,8 +193,10 @@ class ModelPlanner:
         self.model = model
         self.guidance = guidance  # a requester's added planning instructions
 
-    async def plan(self, question: str) -> list[str]:
-        prompt = _guided(self.guidance) + load("plan").format(question=question)
+    async def plan(self, question: str, *, language: str | None = None) -> list[str]:
+        prompt = _guided(self.guidance) + load("plan").format(
+            question=question, language=_in_language(language)
+        )
         text = await complete(self.model, prompt, 400)
         queries = [q for q in parse_list(text) if q.strip()]
         return _dedupe(queries) or heuristic_plan(question)
@@ -188,7 +208,13 @@ class ModelCritic:
         self.guidance = guidance  # a requester's added review instructions
 
     async def review(
-        self, question: str, draft: str, weak: Sequence[str], sources: Sequence[Source]
+        self,
+        question: str,
+        draft: str,
+        weak: Sequence[str],
+        sources: Sequence[Source],
+        *,
+        language: str | None = None,
     ) -> Verdict:
         weak_text = "\n".join(f"- {s}" for s in weak) or "(none)"
         titles = "\n".join(f"[{s.number}] {s.title}" for s in sources)
@@ -197,9 +223,21 @@ class ModelCritic:
             draft=defused(draft),
             weak=defused(weak_text),
             sources=defused(titles),
+            language=_in_language(language),
         )
         verdict = parse_verdict(await complete(self.model, prompt, 500))
         return Verdict(verdict.complete, verdict.missing, verdict.queries[:MAX_GAP_QUERIES])
+
+
+def _in_language(tag: str | None) -> str:
+    """The prompt's line asking for queries in the search language (a checked tag, never
+    free text, so nothing a requester types reaches the prompt this way)."""
+    if not tag:
+        return ""
+    return (
+        f"\nWrite every query in the language with the BCP 47 code {tag}, as a native "
+        "speaker would search for it; keep names as they are written in that language."
+    )
 
 
 def _guided(text: str) -> str:

@@ -82,6 +82,16 @@ Domains = Annotated[
 ]
 
 
+SearchLang = Annotated[
+    str | None,
+    Field(
+        max_length=40,
+        description="Search in this language (de, en-GB, zh-Hant): queries and the search "
+        "service's language/region parameter; pages in other languages are still cited.",
+    ),
+]
+
+
 def build(runner: Runner) -> MCPServer:
     server = MCPServer(
         "sleuth",
@@ -125,6 +135,7 @@ def build(runner: Runner) -> MCPServer:
             Literal["prefer", "strict", "off"] | None,
             Field(description=AUTHORITY),
         ] = None,
+        search_lang: SearchLang = None,
     ) -> Annotated[CallToolResult, ResearchResult]:
         values = {
             "deep": deep_value(depth),
@@ -136,6 +147,7 @@ def build(runner: Runner) -> MCPServer:
             "max_cost": max_cost_usd,
             "max_runtime": max_runtime_s,
             "source_authority": source_authority,
+            "search_lang": search_lang,
         }
         values = {k: v for k, v in values.items() if v is not None}
         return await _research(runner, ctx, question, values)
@@ -149,8 +161,10 @@ def build(runner: Runner) -> MCPServer:
         ctx: Context,
         limit: Annotated[int, Field(ge=1, le=20, description="How many results.")] = 10,
         include_domains: Domains = None,
+        search_lang: SearchLang = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
-        values = {"allow_domain": include_domains} if include_domains else {}
+        given = {"allow_domain": include_domains, "search_lang": search_lang}
+        values = {k: v for k, v in given.items() if v}
         try:
             found = await runner.search(ctx, query, limit, values)
         except SleuthError as exc:  # a bad argument, or the service's refusal (quota, busy)

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import UsageError
 from ...settings.table import SETTINGS
+from ...settings.values import coerce
 
 if TYPE_CHECKING:
     from ...store.ui_text import SavedText
 
 # Settings of the table (same names, same meaning); a test holds them to it.
-FIELDS = ("base_url", "api_key", "model", "plan_model", "search")
+FIELDS = ("base_url", "api_key", "model", "plan_model", "search", "search_lang")
 SECRETS = frozenset(name for name in FIELDS if SETTINGS[name].secret)
 MAX_VALUE = 2000
 
@@ -68,6 +69,8 @@ class SavedSettings:
                 data.pop(name, None)
             elif value:
                 data[name] = value
+        if data.get("search_lang"):  # checked, and kept in its canonical case (pt-BR)
+            data["search_lang"] = coerce("search_lang", data["search_lang"])
         if data.get("base_url") and not data["base_url"].startswith(("http://", "https://")):
             raise UsageError(
                 "the LLM endpoint must be an http:// or https:// URL", setting="base_url"

@@ -1,7 +1,8 @@
-"""The Settings page: the model endpoint, the thinking and task models, the search backend,
-the API key (kept server-side, shown only as its last four characters), and where the
-access password comes from; above the form, what a run started from the UI uses now — the
-operator's defaults with the saved settings on top, keys masked — and where each came from."""
+"""The Settings page: the model endpoint, the thinking and task models, the search backend and
+search language, the API key (kept server-side, shown only as its last four characters), and
+where the access password comes from; above the form, what a run started from the UI uses
+now — the operator's defaults with the saved settings on top, keys masked — and where each came
+from."""
 
 from __future__ import annotations
 
@@ -32,11 +33,15 @@ def in_use(ui: UiContext) -> list[InUse]:
     """What a run started from the UI would use, resolved as a run resolves it."""
     saved = ui.saved.values()
     try:
-        settings = ui.state.app.prepare("settings", **ui.values()).settings
+        prepared = ui.state.app.prepare("settings", **ui.values())
+        settings, lang = prepared.settings, prepared.request.search_lang
         llm = llm_settings(settings)
     except SleuthError as exc:
         return [InUse("error", str(exc), False)]
-    out = [InUse("search", settings.search, "search" in saved)]
+    out = [
+        InUse("search", settings.search, "search" in saved),
+        InUse("search_lang", lang or "", "search_lang" in saved, "" if lang else "settings.any"),
+    ]
     if not llm.configured:
         return [InUse("base_url", "", False, "settings.no_llm"), *out]
     endpoint = llm.base_url or ""

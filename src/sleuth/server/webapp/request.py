@@ -6,7 +6,9 @@ names maps to Sleuth's OpenAI-compatible or Anthropic wire format at the provide
 base URL, with the key from the server's environment (a client never sends a key or a URL);
 `openaicompatible` is the server's own configured endpoint. The thinking model plans and
 reviews, the task model writes. `searchProvider` maps onto Sleuth's backends (`model` is the
-server's default search). `promptOverrides` become instructions added to Sleuth's prompts for
+server's default search). `language` is the writing language and, when it is a language
+code (`en-US`, `de`), the search language too: the planner's queries and each backend's
+language or region parameter. `promptOverrides` become instructions added to Sleuth's prompts for
 the same step; the citation rules and the untrusted-source rules cannot be overridden.
 """
 
@@ -20,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ...errors import UsageError
+from ...langtag import is_tag
 from ...limits import DEEP_ROUNDS, MAX_QUESTION_CHARS
 from ...types import Guidance
 
@@ -153,6 +156,8 @@ def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
         values["search"] = search
     if config.language:
         values["language"] = config.language
+        if is_tag(config.language):  # "en-US": the dialect's language steers search too
+            values["search_lang"] = config.language
     if config.maxResult is not None:
         values["max_results"] = config.maxResult
     steps, ignored = _prompt_steps(config.promptOverrides or {})
