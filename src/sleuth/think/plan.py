@@ -231,12 +231,14 @@ class ModelCritic:
 
 def _in_language(tag: str | None) -> str:
     """The prompt's line asking for queries in the search language (a checked tag, never
-    free text, so nothing a requester types reaches the prompt this way)."""
+    free text, so nothing a requester types reaches the prompt this way). The question's names
+    stay in each query: a model-made query must share a term with the question (`vet`)."""
     if not tag:
         return ""
     return (
         f"\nWrite every query in the language with the BCP 47 code {tag}, as a native "
-        "speaker would search for it; keep names as they are written in that language."
+        "speaker would search for it, keeping the question's names (people, places, "
+        "organisations, products) in each query."
     )
 
 
