@@ -114,7 +114,7 @@ def node(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     )  # fmt: skip
 
 
-def test_the_sdk_under_node_test_against_sleuth_serve(sleuth_serve: dict, built: Path) -> None:
+def test_the_sdk_under_node_test_against_sleuth_serve(built: Path, sleuth_serve: dict) -> None:
     env = {
         "SLEUTH_TEST_API": sleuth_serve["api"],
         "SLEUTH_TEST_KEY": sleuth_serve["keys"]["acme"],
@@ -133,10 +133,11 @@ def docs_example() -> str:
 
 
 def test_the_packed_tarball_runs_the_docs_example(
-    sleuth_serve: dict, tsc: Path, tmp_path: Path
+    tsc: Path, sleuth_serve: dict, tmp_path: Path
 ) -> None:
-    """`npm pack` (its prepack compiles), installed into an empty project with no registry, then
-    the docs' example, as written, against the server."""
+    """`npm pack` (its prepack compiles), installed into an empty project with no registry; a
+    TypeScript program type-checks against it; then the docs' example, as written, runs
+    against the server."""
     path = f"{tsc.parent}{os.pathsep}{os.environ.get('PATH', '')}"
     packed = subprocess.run(
         ["npm", "pack", "--pack-destination", str(tmp_path)], cwd=PACKAGE,
@@ -152,6 +153,12 @@ def test_the_packed_tarball_runs_the_docs_example(
     assert done.returncode == 0, done.stderr
     shipped = project / "node_modules" / "sleuth-research"
     assert {"LICENSE", "README.md", "package.json", "dist"} <= {p.name for p in shipped.iterdir()}
+    # The shipped declarations type a user's program (and refuse a wrong call).
+    shutil.copy(PACKAGE / "test" / "consumer.ts", project / "consumer.ts")
+    check = [str(tsc), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution",
+             "nodenext", "--target", "es2022", "--lib", "es2022,dom", "consumer.ts"]  # fmt: skip
+    typed = subprocess.run(check, cwd=project, capture_output=True, text=True, timeout=300)
+    assert typed.returncode == 0, typed.stdout + typed.stderr
     (project / "example.mjs").write_text(docs_example(), encoding="utf-8")
     env = {"SLEUTH_API_URL": sleuth_serve["api"], "SLEUTH_KEY": sleuth_serve["keys"]["acme"]}
     ran = node(["example.mjs"], project, env)

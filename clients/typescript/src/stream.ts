@@ -66,6 +66,7 @@ export class ResearchStream implements AsyncIterable<RunEvent> {
       }
     } catch (error) {
       if (error instanceof SleuthError) throw error;
+      if (error instanceof DOMException && error.name === "AbortError") throw error; // the caller's
       throw new ConnectionError(`the event stream broke off or was malformed: ${String(error)}`, error);
     }
     throw new ConnectionError("the event stream ended without a result");
