@@ -1,9 +1,11 @@
 """The TypeScript SDK (clients/typescript), compiled with `tsc` and run under `node --test`
 against a real `sleuth serve` on loopback (the offline test web, no LLM): whoami, research as
-JSON and streamed, search, usage, extract's typed refusal, a wrong key, and the retry rules it
-shares with the Python SDK (429 and 503 SERVER_BUSY after `Retry-After`, 409 for an
-Idempotency-Key in progress). Then the package as `npm pack` builds it, installed into an empty
-project, runs the example of docs/typescript-sdk.md as written.
+JSON and streamed (and a streamed run that fails), search, usage, extract's typed refusal, a
+wrong key, and the retry rules it shares with the Python SDK (429 and 503 SERVER_BUSY after
+`Retry-After`, 409 for an Idempotency-Key in progress, each also with no retries left). Then
+extract against a server whose model is scripted, and the package as `npm pack` builds it,
+installed into an empty project: a TypeScript program type-checks against it and the example of
+docs/typescript-sdk.md runs as written.
 
 Node and npm come from Debian and `typescript` is installed by `.ci/run` where the other Node
 packages of the tests go; without node or npm the tests skip saying so."""
@@ -22,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tests.cli.helpers import run
+from tests.llm.fake_servers import FakeLLMServer, Reply
 from tests.server.test_sdk import _wait_ready, free_port, start_serve
 from tests.testweb.server import TestWeb
 
@@ -121,10 +124,38 @@ def test_the_sdk_under_node_test_against_sleuth_serve(built: Path, sleuth_serve:
         "SLEUTH_TEST_KEY_BETA": sleuth_serve["keys"]["beta"],
         "SLEUTH_TEST_SLOW": json.dumps([slow_query(t) for t in SLOW_TOPICS]),
     }
-    done = node(["--test", "--test-concurrency=1", "test/"], PACKAGE, env)
+    done = node(["--test", "--test-concurrency=1", "test/api.test.mjs", "test/sse.test.mjs"],
+                PACKAGE, env)  # fmt: skip
     report = done.stdout + done.stderr
     assert done.returncode == 0, report
     assert "# skipped 0" in done.stdout and "# fail 0" in done.stdout, report
+
+
+@pytest.fixture
+def scripted_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
+    """A scripted OpenAI-compatible model on loopback, the model of a `sleuth serve` started
+    after it (through its environment)."""
+    server = FakeLLMServer("openai").start()
+    monkeypatch.setenv("SLEUTH_BASE_URL", server.url)
+    monkeypatch.setenv("SLEUTH_API_KEY", "test-key")
+    monkeypatch.setenv("SLEUTH_MODEL", "gpt-4o-mini")
+    yield server
+    server.stop()
+
+
+def test_extract_through_the_sdk_with_a_scripted_model(
+    built: Path, scripted_model: FakeLLMServer, sleuth_serve: dict
+) -> None:
+    scripted_model.script(Reply(chunks=['{"default_retention_days": 90}']))
+    env = {
+        "SLEUTH_TEST_API": sleuth_serve["api"],
+        "SLEUTH_TEST_KEY": sleuth_serve["keys"]["acme"],
+        "SLEUTH_TEST_LLM": "1",
+    }
+    done = node(["--test", "test/extract.test.mjs"], PACKAGE, env)
+    report = done.stdout + done.stderr
+    assert done.returncode == 0 and "# pass 1" in done.stdout, report
+    assert len(scripted_model.received) == 1 and "90 days" in str(scripted_model.received[0].body)
 
 
 def docs_example() -> str:
