@@ -15,7 +15,7 @@ import type { ResearchResult, RunEvent } from "./types.js";
  *     const result = await stream.result();
  */
 export class ResearchStream implements AsyncIterable<RunEvent> {
-  private outcome: Promise<ResearchResult> | undefined;
+  private readonly outcome: Promise<ResearchResult>;
   private settle!: { resolve: (r: ResearchResult) => void; reject: (e: unknown) => void };
   private started = false;
 
@@ -47,7 +47,7 @@ export class ResearchStream implements AsyncIterable<RunEvent> {
     if (!this.started) {
       for await (const _ of this) void _;
     }
-    return this.outcome as Promise<ResearchResult>;
+    return this.outcome;
   }
 
   private async *events(): AsyncGenerator<RunEvent, void, undefined> {
