@@ -7,7 +7,7 @@ comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 QUESTION ?= How does Sleuth check that a citation is supported by its source?
 
-.PHONY: setup demo test test-all lint format bench docs clean soak screenshots
+.PHONY: setup demo test test-all lint format bench docs clean soak screenshots sdk-ts
 
 setup: $(STAMP)
 
@@ -55,6 +55,12 @@ format: setup
 ## Report card on ../shared/bench (offline web); writes bench/results/<date>-<version>.md
 bench: setup
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+## The TypeScript SDK (clients/typescript): its devDependency (TypeScript) from the npm registry,
+## compiled with tsc, packed by `npm pack` into dist/sleuth-research-VERSION.tgz.
+sdk-ts:
+	mkdir -p dist
+	cd clients/typescript && npm ci --no-audit --no-fund && npm pack --pack-destination ../../dist
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache site
