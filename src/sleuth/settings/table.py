@@ -225,8 +225,8 @@ _TABLE = (
         "base_url",
         "text",
         None,
-        "OpenAI-compatible, Anthropic or Gemini endpoint (Ollama, vLLM, llama.cpp, ...); with "
-        "--api-format azure, the Azure OpenAI resource (https://NAME.openai.azure.com).",
+        "OpenAI-compatible, Anthropic or Gemini endpoint (Ollama, vLLM, llama.cpp, ...); for "
+        "the azure provider, the Azure OpenAI resource (https://NAME.openai.azure.com).",
         "engine",
     ),
     _s("api_key", "text", None, "LLM API key (several: key1,key2).", "engine", secret=True),
@@ -236,7 +236,7 @@ _TABLE = (
         "choice",
         "auto",
         "LLM provider: its wire format and SDK (google: Gemini through google-genai, the "
-        "sleuth[google] extra; azure: Azure OpenAI, --model is the deployment name).",
+        "sleuth[google] extra; azure: Azure OpenAI, whose models are deployment names).",
         "engine",
         choices=API_FORMATS,
     ),
