@@ -50,6 +50,7 @@ class _Client:
         self.sdk = genai.Client(vertexai=False, api_key=NO_KEY, http_options=options)
 
     async def close(self) -> None:
+        self.sdk.close()  # the SDK's own (unused) synchronous HTTP client
         await self.http.aclose()
 
 
