@@ -21,7 +21,7 @@ Plan = Literal["single", "multi_hop", "unavailable"]
 # Closed choices of settings, named once; the settings table and the API models use these.
 AuthorityMode = Literal["prefer", "strict", "off"]
 BrowserMode = Literal["auto", "always", "never"]
-ApiFormat = Literal["auto", "openai", "anthropic"]
+ApiFormat = Literal["auto", "openai", "anthropic", "google", "azure"]
 
 
 @dataclass(frozen=True, slots=True)

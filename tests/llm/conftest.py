@@ -19,3 +19,10 @@ def anthropic_server() -> Iterator[FakeLLMServer]:
     server = FakeLLMServer("anthropic").start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def gemini_server() -> Iterator[FakeLLMServer]:
+    server = FakeLLMServer("google").start()
+    yield server
+    server.stop()

@@ -1,13 +1,17 @@
-"""Loopback fakes of the OpenAI Chat Completions and Anthropic Messages streaming endpoints.
+"""Loopback fakes of the OpenAI Chat Completions (also as Azure OpenAI serves it), Anthropic
+Messages and Gemini `streamGenerateContent` streaming endpoints.
 
 They speak the documented SSE wire formats (`data: {chat.completion.chunk}` … `data: [DONE]`;
-`event: message_start` / `content_block_delta` / `message_delta` / `message_stop`) and the
-documented error bodies, so the real SDKs are exercised end to end. Each test scripts replies.
+`event: message_start` / `content_block_delta` / `message_delta` / `message_stop`;
+`data: {GenerateContentResponse}` with `usageMetadata` and `thought` parts) and the documented
+error bodies (Gemini's `{"error": {"code", "message", "status", "details"}}`), so the real SDKs
+are exercised end to end. Each test scripts replies.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -15,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-Dialect = Literal["openai", "anthropic"]
+Dialect = Literal["openai", "anthropic", "google"]
 
 
 @dataclass
@@ -30,6 +34,9 @@ class Reply:
     # Reasoning deltas: OpenAI-style `reasoning_content`, or an Anthropic thinking block.
     reasoning: list[str] = field(default_factory=list)
     raw: str | None = None  # a verbatim SSE body instead of the scripted chunks
+    model: str | None = None  # the model the reply names (default: the one asked for)
+    details: list[dict[str, Any]] = field(default_factory=list)  # Gemini's error details
+    thought_tokens: int = 0  # Gemini's thoughtsTokenCount
 
 
 @dataclass
@@ -41,7 +48,12 @@ class Received:
     @property
     def key(self) -> str:
         auth = self.headers.get("authorization", "")
-        return auth.removeprefix("Bearer ") if auth else self.headers.get("x-api-key", "")
+        if auth:
+            return auth.removeprefix("Bearer ")
+        for name in ("x-api-key", "api-key", "x-goog-api-key"):  # Anthropic, Azure, Gemini
+            if name in self.headers:
+                return self.headers[name]
+        return ""
 
 
 class FakeLLMServer:
@@ -58,9 +70,12 @@ class FakeLLMServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
 
     @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
     def url(self) -> str:
-        port = self._httpd.server_address[1]
-        return f"http://127.0.0.1:{port}" + ("/v1" if self.dialect == "openai" else "")
+        return self.root + ("/v1" if self.dialect == "openai" else "")
 
     def script(self, *replies: Reply) -> None:
         self.replies.extend(replies)
@@ -99,7 +114,7 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if reply.status != 200:
                 self._send_error(reply)
                 return
-            self._send_stream(reply, body.get("model", "model"))
+            self._send_stream(reply, reply.model or _model_of(self.path, body))
 
         def _send_error(self, reply: Reply) -> None:
             data = json.dumps(_error_body(server.dialect, reply)).encode()
@@ -119,7 +134,11 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if reply.raw is not None:
                 self._write([reply.raw])
                 return
-            build = _openai_events if server.dialect == "openai" else _anthropic_events
+            build = {
+                "openai": _openai_events,
+                "anthropic": _anthropic_events,
+                "google": _gemini_events,
+            }[server.dialect]
             head, texts, tail = build(reply, model)
             if reply.hang_after is not None:
                 self._write([*head, *texts[: reply.hang_after]])
@@ -134,8 +153,25 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def _model_of(path: str, body: dict[str, Any]) -> str:
+    """The model asked for: in the body, or in Gemini's `/v1beta/models/{model}:verb` path."""
+    if "model" in body:
+        return str(body["model"])
+    match = re.search(r"/models/([^/:?]+)", path)
+    return match.group(1) if match else "model"
+
+
+_GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                  404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
+                  503: "UNAVAILABLE"}  # fmt: skip
+
+
 def _error_body(dialect: Dialect, reply: Reply) -> dict[str, Any]:
     kind = {401: "authentication_error", 429: "rate_limit_error"}.get(reply.status, "api_error")
+    if dialect == "google":
+        status = _GOOGLE_STATUS.get(reply.status, "UNKNOWN")
+        error = {"code": reply.status, "message": reply.error, "status": status}
+        return {"error": {**error, **({"details": reply.details} if reply.details else {})}}
     if dialect == "openai":
         return {"error": {"message": reply.error, "type": kind, "param": None, "code": None}}
     return {"type": "error", "error": {"type": kind, "message": reply.error}}
@@ -235,3 +271,32 @@ def _thinking_block(thoughts: list[str]) -> list[str]:
         event("content_block_delta", {"index": 0, "delta": signature}),
         event("content_block_stop", {"index": 0}),
     ]
+
+
+def _gemini_events(reply: Reply, model: str) -> Events:
+    """`streamGenerateContent?alt=sse`: one GenerateContentResponse per `data:` line, thought
+    parts first, the last chunk with the finish reason and the full usageMetadata."""
+
+    def chunk(parts: list[dict[str, Any]], finish: str | None = None) -> str:
+        candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+        if finish:
+            candidate["finishReason"] = finish
+        data: dict[str, Any] = {
+            "candidates": [candidate],
+            "modelVersion": model,
+            "responseId": "resp-fake",
+        }
+        if finish and reply.usage is not None:
+            inp, out = reply.usage
+            usage = {"promptTokenCount": inp, "candidatesTokenCount": out}
+            if reply.thought_tokens:
+                usage["thoughtsTokenCount"] = reply.thought_tokens
+            data["usageMetadata"] = {
+                **usage,
+                "totalTokenCount": inp + out + reply.thought_tokens,
+            }
+        return f"data: {json.dumps(data)}\r\n\r\n"
+
+    head = [chunk([{"text": t, "thought": True}]) for t in reply.reasoning]
+    texts = [chunk([{"text": c}]) for c in reply.chunks]
+    return head, texts, [chunk([{"text": ""}], "STOP")]

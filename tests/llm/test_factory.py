@@ -4,7 +4,9 @@ import pytest
 
 from sleuth.errors import ConfigError
 from sleuth.llm.anthropic_chat import AnthropicChat
+from sleuth.llm.azure_chat import AzureChat
 from sleuth.llm.factory import LLMSettings, build_chat_model, make_meter
+from sleuth.llm.gemini_chat import GeminiChat
 from sleuth.llm.lazy import LazyChat
 from sleuth.llm.meter import Meter
 from sleuth.llm.openai_chat import OpenAIChat
@@ -13,6 +15,11 @@ from sleuth.ports import TokenUsage
 
 from .fake_servers import FakeLLMServer, Reply
 from .helpers import QUESTION, collect
+
+AZURE = "https://contoso.openai.azure.com"
+PROVIDERS = {
+    "openai": OpenAIChat, "anthropic": AnthropicChat, "google": GeminiChat, "azure": AzureChat
+}  # fmt: skip
 
 
 def test_nothing_configured_means_no_model() -> None:
@@ -31,6 +38,13 @@ def test_nothing_configured_means_no_model() -> None:
         ({"SLEUTH_BASE_URL": "https://api.anthropic.com"}, {}, "anthropic"),
         ({"ANTHROPIC_API_KEY": "sk-a", "SLEUTH_API_FORMAT": "openai"}, {"api_keys": "k"}, "openai"),
         ({"OPENAI_API_KEY": "sk-o"}, {"api_format": "anthropic", "api_keys": "k"}, "anthropic"),
+        ({"GEMINI_API_KEY": "g"}, {}, "google"),
+        ({"GOOGLE_API_KEY": "g"}, {}, "google"),
+        ({"GEMINI_API_KEY": "g", "OPENAI_API_KEY": "sk-o"}, {"api_format": "google"}, "google"),
+        ({"AZURE_OPENAI_API_KEY": "z", "AZURE_OPENAI_ENDPOINT": AZURE}, {}, "azure"),
+        ({"AZURE_OPENAI_AD_TOKEN": "t", "AZURE_OPENAI_ENDPOINT": AZURE}, {}, "azure"),
+        ({"SLEUTH_BASE_URL": AZURE, "SLEUTH_API_KEY": "z"}, {}, "azure"),
+        ({"OPENAI_API_KEY": "sk-o"}, {"api_format": "azure", "base_url": AZURE}, "azure"),
     ],
 )
 async def test_format_detection(env: dict[str, str], explicit: dict[str, str], fmt: str) -> None:
@@ -39,8 +53,40 @@ async def test_format_detection(env: dict[str, str], explicit: dict[str, str], f
     model = build_chat_model(settings, Meter())
     assert isinstance(model, LazyChat)  # the SDK loads in a thread on first use
     real = await model.model()
-    assert isinstance(real, OpenAIChat if fmt == "openai" else AnthropicChat)
+    assert type(real) is PROVIDERS[fmt]
     await model.aclose()
+
+
+def test_azure_keys_tokens_endpoint_and_version() -> None:
+    keyed = LLMSettings.from_env(
+        {"AZURE_OPENAI_API_KEY": "z1,z2", "AZURE_OPENAI_ENDPOINT": AZURE,
+         "OPENAI_API_VERSION": "2025-04-01-preview", "AZURE_OPENAI_AD_TOKEN": "tok"},
+        model="my-deployment",
+    )  # fmt: skip
+    assert (keyed.keys, keyed.endpoint, keyed.entra_token) == (("z1", "z2"), AZURE, None)
+    assert keyed.azure_api_version == "2025-04-01-preview"
+    assert keyed.model_for("plan") == "my-deployment"
+    token = LLMSettings.from_env(
+        {"SLEUTH_API_FORMAT": "azure", "SLEUTH_BASE_URL": AZURE},
+        azure_ad_token="tok",
+        azure_api_version="2024-06-01",
+    )
+    assert token.configured and token.keys == () and token.entra_token == "tok"
+    assert token.azure_api_version == "2024-06-01"
+
+
+def test_azure_without_an_endpoint_is_a_config_error_naming_the_setting() -> None:
+    settings = LLMSettings.from_env({"AZURE_OPENAI_API_KEY": "z"}, api_format="azure")
+    with pytest.raises(ConfigError, match="Azure OpenAI resource") as info:
+        build_chat_model(settings, Meter())
+    assert info.value.setting == "base_url"
+
+
+def test_gemini_keys_default_model_and_prices() -> None:
+    settings = LLMSettings.from_env({"GEMINI_API_KEY": "g1", "GOOGLE_API_KEY": "g2"})
+    assert settings.keys == ("g1",)
+    assert settings.model_for("synth") == "gemini-2.5-flash"
+    assert make_meter(settings).prices.lookup("gemini-2.5-flash-lite-preview") == Price(0.1, 0.4)
 
 
 def test_keys_and_models_per_format_and_stage() -> None:

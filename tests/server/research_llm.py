@@ -19,7 +19,13 @@ GAP = (
 
 
 def prompt_of(received: Received) -> str:
-    return "\n".join(str(m.get("content", "")) for m in received.body.get("messages", []))
+    """The prompt's text: Chat Completions `messages`, or Gemini's `systemInstruction` and
+    `contents` parts."""
+    body = received.body
+    if "contents" in body:
+        turns = [body.get("systemInstruction") or {}, *body["contents"]]
+        return "\n".join(str(p.get("text", "")) for t in turns for p in t.get("parts", []))
+    return "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
 
 
 def cited_number(prompt: str, phrase: str = "90 days") -> int:

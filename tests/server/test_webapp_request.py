@@ -35,10 +35,35 @@ def test_providers_map_to_wire_formats_urls_and_server_keys() -> None:
     assert named.dropped == LLM_SETTINGS  # the operator's endpoint does not leak into it
 
 
+def test_google_and_azure_map_to_their_providers_with_the_servers_credentials() -> None:
+    env = {"GOOGLE_API_KEY": "g-key", "AZURE_OPENAI_ENDPOINT": "https://contoso.openai.azure.com",
+           "AZURE_OPENAI_API_KEY": "az-key"}  # fmt: skip
+    fields = {"query": "Q?", "provider": "google", "thinkingModel": "gemini-2.5-pro",
+              "taskModel": "gemini-2.5-flash"}  # fmt: skip
+    google = map_request(parse(fields), env)
+    assert google.values == {
+        "deep": 2, "api_format": "google", "base_url": "https://generativelanguage.googleapis.com",
+        "api_key": "g-key", "model": "gemini-2.5-flash",
+        "plan_model": "gemini-2.5-pro", "critic_model": "gemini-2.5-pro",
+    }  # fmt: skip
+    assert google.dropped == LLM_SETTINGS
+    azure = map_request(parse({"query": "Q?", "provider": "azure", "taskModel": "writer"}), env)
+    assert azure.values["api_format"] == "azure"
+    assert azure.values["base_url"] == "https://contoso.openai.azure.com"
+    assert azure.values["api_key"] == "az-key" and azure.values["model"] == "writer"
+    entra = {"AZURE_OPENAI_ENDPOINT": "https://contoso.openai.azure.com",
+             "AZURE_OPENAI_AD_TOKEN": "entra-token"}  # fmt: skip
+    by_token = map_request(parse({"query": "Q?", "provider": "azure", "taskModel": "w"}), entra)
+    assert by_token.values["azure_ad_token"] == "entra-token"
+    assert "api_key" not in by_token.values
+
+
 @pytest.mark.parametrize(
     ("fields", "words"),
     [
-        ({"provider": "google"}, "Gemini"),
+        ({"provider": "google", "taskModel": "gemini-2.5-pro"}, "GEMINI_API_KEY or GOOGLE_API"),
+        ({"provider": "azure", "taskModel": "writer"}, "AZURE_OPENAI_ENDPOINT"),
+        ({"provider": "pollinations", "taskModel": "m"}, "Pollinations"),
         ({"provider": "openai", "taskModel": "gpt-4o"}, "OPENAI_API_KEY"),
         ({"provider": "ollama"}, "taskModel is required"),
         ({"provider": "skynet"}, "not known"),

@@ -153,13 +153,13 @@ def test_a_bad_provider_is_one_error_event(
     testweb_env: TestWeb, llm: FakeLLMServer, node_modules: Path
 ) -> None:
     with serve(llm) as served:
-        body = deep_body(provider="google")
+        body = deep_body(provider="pollinations")
         out = fetch_event_source(node_modules, f"{served.base}/api/sse", "POST", body,
                                  f"Bearer {PASSWORD}")  # fmt: skip
         names = [e["event"] for e in out["events"]]
         assert names == ["infor", "error"]
         message = json.loads(out["events"][1]["data"])["message"]
-        assert "google" in message and "Gemini" in message
+        assert "pollinations" in message and "Pollinations" in message
         assert llm.received == [] and testweb_env.searches == []
 
 

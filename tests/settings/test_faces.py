@@ -45,6 +45,7 @@ TEXT = {
     "browser_executable": "/usr/bin/chromium", "allowed_hosts": "sleuth.example.org",
     "trusted_proxies": "10.0.0.1", "metrics_token": "scrape-token",
     "allowed_models": "gpt-x,claude-y", "allowed_providers": "openai,ollama",
+    "azure_api_version": "2025-04-01-preview", "azure_ad_token": "entra-token-1234",
 }  # fmt: skip
 RUN_TARGETS = ("engine", "run", "session")
 

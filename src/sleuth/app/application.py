@@ -436,8 +436,8 @@ class Sleuth:
         model = build_chat_model(config, make_meter(config), "critic", self.resources.models)
         if model is None:
             raise UsageError(
-                "narrate needs an LLM: configure base_url, or set OPENAI_API_KEY or "
-                "ANTHROPIC_API_KEY",
+                "narrate needs an LLM: configure base_url, or set OPENAI_API_KEY, "
+                "GEMINI_API_KEY or ANTHROPIC_API_KEY",
                 setting="narrate",
             )
         a, b = self.sessions.get(first), self.sessions.get(second)

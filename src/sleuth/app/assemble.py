@@ -138,6 +138,8 @@ def llm_settings(settings: Settings) -> LLMSettings:
         api_keys=settings.api_key,
         model=settings.model,
         api_format=settings.api_format,
+        azure_api_version=settings.azure_api_version,
+        azure_ad_token=settings.azure_ad_token,
         max_cost=settings.max_cost,
         plan_model=settings.plan_model,
         critic_model=settings.critic_model,

@@ -57,7 +57,7 @@ async def session_graph(
     config = llm_settings(prepare("graph", app.settings, values).settings)
     if method == "llm" and not config.configured:
         raise LLMNotConfigured(
-            "method llm needs an LLM: configure base_url, or set OPENAI_API_KEY or "
+            "method llm needs an LLM: configure base_url, or set OPENAI_API_KEY, GEMINI_API_KEY or "
             "ANTHROPIC_API_KEY",
             setting="method",
         )

@@ -82,7 +82,7 @@ async def transform(
     model = build_chat_model(config, make_meter(config), "synth", app.resources.models)
     if model is None:
         raise UsageError(
-            "transforms need an LLM: configure base_url, or set OPENAI_API_KEY or "
+            "transforms need an LLM: configure base_url, or set OPENAI_API_KEY, GEMINI_API_KEY or "
             "ANTHROPIC_API_KEY",
             setting="transform",
         )

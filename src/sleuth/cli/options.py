@@ -36,7 +36,7 @@ READING = (
     "dedupe_threshold",
     "no_dedupe",
 )
-LLM = ("base_url", "api_key", "model", "api_format")
+LLM = ("base_url", "api_key", "model", "api_format", "azure_api_version")
 MODELS = ("plan_model", "critic_model", "context_tokens", "max_cost", "no_cost", "require_llm")
 DEPTH = ("deep", "output", "schema", "tldr", "language")
 SESSION = ("no_sessions", "tag")

@@ -159,7 +159,7 @@ def validate(request: ResearchRequest, stages: Stages) -> None:
         if stages.structurer is None:
             raise LLMNotConfigured(
                 "schema needs an LLM to fill it: configure an LLM endpoint (base_url) or set "
-                "OPENAI_API_KEY or ANTHROPIC_API_KEY",
+                "OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY",
                 setting="schema",
             )
 

@@ -57,10 +57,14 @@ class OpenAIChat(ProviderChat):
         if self._owns_client:
             await self._client.close()
 
+    def _authorized(self, key: str) -> openai.AsyncOpenAI:
+        """The shared client sending `key`."""
+        return self._client.with_options(api_key=key)
+
     async def _attempt(
         self, key: str, messages: Sequence[Message], max_tokens: int
     ) -> AsyncGenerator[ModelItem, None]:
-        client = self._client.with_options(api_key=key)
+        client = self._authorized(key)
         stream = await client.chat.completions.create(
             model=self.name,
             messages=_wire_messages(messages),
@@ -73,7 +77,7 @@ class OpenAIChat(ProviderChat):
         async with stream:
             async for chunk in stream:
                 if chunk.usage is not None:
-                    usage = self._usage(chunk.usage)
+                    usage = self._usage(chunk.usage, chunk.model)
                 for choice in chunk.choices:
                     if thought := _reasoning(choice.delta):
                         yield Reasoning(thought)
@@ -82,7 +86,9 @@ class OpenAIChat(ProviderChat):
         if usage is not None:
             yield usage
 
-    def _usage(self, usage: Any) -> TokenUsage:
+    def _usage(self, usage: Any, served: str | None) -> TokenUsage:
+        """The call's tokens, counted under the model asked for (`served` is what the reply
+        says answered it)."""
         return TokenUsage(self.name, usage.prompt_tokens or 0, usage.completion_tokens or 0)
 
     def _classify(self, exc: BaseException) -> Failure | None:

@@ -4,7 +4,9 @@ Names are matched by longest prefix (lower case, an OpenRouter-style `vendor/` p
 and also tried with dots as dashes), so `gpt-4o-mini-2024-07-18` and `openai/gpt-4o-mini` both
 find `gpt-4o-mini`, `anthropic/claude-sonnet-4.5` finds `claude-sonnet-4-5`, and `gpt-4o-mini`
 never falls back to `gpt-4o`. Keys keep their dots so `gpt-5-2025-08-07` cannot match `gpt-5.2`.
-An unknown model is unpriced (None), which the meter reports instead of guessing.
+An unknown model is unpriced (None), which the meter reports instead of guessing. Azure OpenAI
+deployments are priced as the OpenAI model the reply names (Azure's global standard prices
+are OpenAI's list prices).
 `SLEUTH_PRICE_INPUT_PER_MTOK` / `SLEUTH_PRICE_OUTPUT_PER_MTOK` override the table for every model.
 """
 
@@ -63,6 +65,16 @@ BUILTIN_PRICES: Mapping[str, Price] = {
     "claude-3-5-haiku": Price(0.80, 4.00),
     "claude-3-opus": Price(15.00, 75.00),
     "claude-3-haiku": Price(0.25, 1.25),
+    # Gemini: paid tier, prompts up to 200k tokens; thinking tokens are billed as output.
+    "gemini-3-pro": Price(2.00, 12.00),
+    "gemini-3-flash": Price(0.50, 3.00),
+    "gemini-2.5-pro": Price(1.25, 10.00),
+    "gemini-2.5-flash": Price(0.30, 2.50),
+    "gemini-2.5-flash-lite": Price(0.10, 0.40),
+    "gemini-2.0-flash": Price(0.10, 0.40),
+    "gemini-2.0-flash-lite": Price(0.075, 0.30),
+    "gemini-1.5-pro": Price(1.25, 5.00),
+    "gemini-1.5-flash": Price(0.075, 0.30),
     "local": Price(0.0, 0.0),
 }
 

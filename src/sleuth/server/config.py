@@ -7,6 +7,7 @@ holding the defaults here to the table's."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -103,8 +104,12 @@ def wall_clock() -> float:
     return time.time()
 
 
-def provider_endpoints(providers: tuple[str, ...]) -> tuple[str, ...]:
-    """The model endpoints of the web-app dialect's providers the operator allows."""
+def provider_endpoints(
+    providers: tuple[str, ...], env: Mapping[str, str] = os.environ
+) -> tuple[str, ...]:
+    """The model endpoints of the web-app dialect's providers the operator allows (Azure's is
+    the server's AZURE_OPENAI_ENDPOINT)."""
     from .webapp.request import PROVIDERS
 
-    return tuple(PROVIDERS[p].base_url for p in providers if p in PROVIDERS)
+    endpoints = (PROVIDERS[p].endpoint(env) for p in providers if p in PROVIDERS)
+    return tuple(e for e in endpoints if e)

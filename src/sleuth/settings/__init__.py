@@ -63,6 +63,8 @@ class Settings:
     api_key: str | None = None
     model: str | None = None
     api_format: ApiFormat = "auto"
+    azure_api_version: str | None = None
+    azure_ad_token: str | None = None
     context_tokens: int = 16000
     max_cost: float | None = None
     plan_model: str | None = None

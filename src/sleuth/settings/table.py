@@ -225,12 +225,39 @@ _TABLE = (
         "base_url",
         "text",
         None,
-        "OpenAI-compatible or Anthropic endpoint (Ollama, vLLM, llama.cpp, ...).",
+        "OpenAI-compatible, Anthropic or Gemini endpoint (Ollama, vLLM, llama.cpp, ...); for "
+        "the azure provider, the Azure OpenAI resource (https://NAME.openai.azure.com).",
         "engine",
     ),
     _s("api_key", "text", None, "LLM API key (several: key1,key2).", "engine", secret=True),
     _s("model", "text", None, "Model that writes the answer.", "engine"),
-    _s("api_format", "choice", "auto", "LLM wire format.", "engine", choices=API_FORMATS),
+    _s(
+        "api_format",
+        "choice",
+        "auto",
+        "LLM provider: its wire format and SDK (google: Gemini through google-genai, the "
+        "sleuth[google] extra; azure: Azure OpenAI, whose models are deployment names).",
+        "engine",
+        choices=API_FORMATS,
+    ),
+    _s(
+        "azure_api_version",
+        "text",
+        None,
+        "Azure OpenAI API version (default 2024-10-21, or OPENAI_API_VERSION).",
+        "engine",
+        metavar="VERSION",
+    ),
+    _s(
+        "azure_ad_token",
+        "text",
+        None,
+        "A Microsoft Entra ID bearer token for Azure OpenAI instead of an API key (or "
+        "AZURE_OPENAI_AD_TOKEN); tokens expire, so set a fresh one per process.",
+        "engine",
+        secret=True,
+        cli=False,
+    ),
     _s("plan_model", "text", None, "Model for planning and triage.", "engine"),
     _s("critic_model", "text", None, "Model for the deep critic.", "engine"),
     _s(
@@ -442,7 +469,8 @@ _TABLE = (
         "list",
         (),
         "Providers a request may pick (the web-app dialect's provider: openai, anthropic, "
-        "deepseek, openrouter, mistral, xai, ollama), each with the server's key for it; by "
+        "google, azure, deepseek, openrouter, mistral, xai, ollama), each with the server's key "
+        "for it; by "
         "default none: a caller never spends the operator's other keys.",
         "server",
         metavar="NAME[,NAME]",

@@ -27,7 +27,8 @@ from .sentences import Candidate, Scored, score, sentences, title_cover
 
 NOTICE = (
     "no LLM configured: extractive answer from the sources "
-    "(set SLEUTH_BASE_URL, OPENAI_API_KEY or ANTHROPIC_API_KEY for a written one)"
+    "(set SLEUTH_BASE_URL, OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY for a written "
+    "one)"
 )
 REPEAT_JACCARD = 0.6
 FILLER = 0.3  # a sentence scoring under this share of the lead's score is filler

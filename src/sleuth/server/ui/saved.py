@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ...store.ui_text import SavedText
 
 # Settings of the table (same names, same meaning); a test holds them to it.
-FIELDS = ("base_url", "api_key", "model", "plan_model", "search", "search_lang")
+FIELDS = ("api_format", "base_url", "api_key", "model", "plan_model", "search", "search_lang")
 SECRETS = frozenset(name for name in FIELDS if SETTINGS[name].secret)
 MAX_VALUE = 2000
 
@@ -28,6 +28,7 @@ class Shown:
     value: str  # "" for a secret
     secret: bool
     hint: str  # a secret's last four characters, when set
+    choices: tuple[str, ...] = ()  # a closed choice (the provider) is picked from a list
 
 
 class SavedSettings:
@@ -54,7 +55,7 @@ class SavedSettings:
         data = self._read()
         return [
             Shown(n, "" if n in SECRETS else data.get(n, ""), n in SECRETS,
-                  f"…{data[n][-4:]}" if n in SECRETS and n in data else "")
+                  f"…{data[n][-4:]}" if n in SECRETS and n in data else "", SETTINGS[n].choices)
             for n in FIELDS
         ]  # fmt: skip
 
@@ -71,6 +72,10 @@ class SavedSettings:
                 data[name] = value
         if data.get("search_lang"):  # checked, and kept in its canonical case (pt-BR)
             data["search_lang"] = coerce("search_lang", data["search_lang"])
+        choice = data.get("api_format")
+        if choice is not None and choice not in SETTINGS["api_format"].choices:
+            known = ", ".join(SETTINGS["api_format"].choices)
+            raise UsageError(f"the provider must be one of {known}", setting="api_format")
         if data.get("base_url") and not data["base_url"].startswith(("http://", "https://")):
             raise UsageError(
                 "the LLM endpoint must be an http:// or https:// URL", setting="base_url"

@@ -1,8 +1,8 @@
-"""The Settings page: the model endpoint, the thinking and task models, the search backend and
-search language, the API key (kept server-side, shown only as its last four characters), and
-where the access password comes from; above the form, what a run started from the UI uses
-now — the operator's defaults with the saved settings on top, keys masked — and where each came
-from."""
+"""The Settings page: the model provider (OpenAI-compatible, Anthropic, Gemini, Azure OpenAI)
+and endpoint, the thinking and task models, the search backend and search language, the API
+key (kept server-side, shown only as its last four characters), and where the access password
+comes from; above the form, what a run started from the UI uses now — the operator's defaults
+with the saved settings on top, keys masked — and where each came from."""
 
 from __future__ import annotations
 
@@ -44,10 +44,11 @@ def in_use(ui: UiContext) -> list[InUse]:
     ]
     if not llm.configured:
         return [InUse("base_url", "", False, "settings.no_llm"), *out]
-    endpoint = llm.base_url or ""
+    endpoint = llm.endpoint or ""
     vendor = "" if endpoint else f"settings.vendor_{llm.wire_format}"  # the SDK's own URL
     key = f"…{llm.keys[0][-4:]}" if llm.keys else ""
     return [
+        InUse("api_format", llm.wire_format, "api_format" in saved),
         InUse("base_url", endpoint, "base_url" in saved, vendor),
         InUse("model", llm.model_for("synth"), "model" in saved),
         InUse("plan_model", llm.model_for("plan"), "plan_model" in saved),

@@ -2,8 +2,10 @@
 setting values.
 
 `provider` + `thinkingModel` + `taskModel` pick the model endpoint: each provider the dialect
-names maps to Sleuth's OpenAI-compatible or Anthropic wire format at the provider's documented
-base URL, with the key from the server's environment (a client never sends a key or a URL);
+names maps to one of Sleuth's providers (OpenAI-compatible, Anthropic, Gemini, Azure OpenAI)
+at the provider's documented base URL (Azure: the server's AZURE_OPENAI_ENDPOINT resource, the
+task and thinking models being deployment names), with the key (or Azure's Entra token) from
+the server's environment (a client never sends a key or a URL);
 `openaicompatible` is the server's own configured endpoint. The thinking model plans and
 reviews, the task model writes. `searchProvider` maps onto Sleuth's backends (`model` is the
 server's default search). `language` is the writing language and, when it is a language
@@ -33,30 +35,44 @@ from ...limits import (
 )
 from ...types import PromptOverrides
 
-LLM_SETTINGS = ("base_url", "api_key", "api_format", "model", "plan_model", "critic_model")
+LLM_SETTINGS = (
+    "base_url", "api_key", "api_format", "model", "plan_model", "critic_model", "azure_ad_token"
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
 class Provider:
-    api_format: Literal["openai", "anthropic"]
-    base_url: str
-    key_env: str | None  # the server's variable holding the key; None: no key needed
+    api_format: Literal["openai", "anthropic", "google", "azure"]
+    base_url: str | None  # None: only the server's `base_url_env` names it (an Azure resource)
+    key_env: tuple[str, ...]  # the server's variables holding the key, first set wins; (): none
+    base_url_env: str | None = None  # the server's variable that moves the endpoint
+    token_env: str | None = None  # a bearer token that may stand in for the key (Entra ID)
+
+    def endpoint(self, env: Mapping[str, str]) -> str | None:
+        moved = env.get(self.base_url_env) if self.base_url_env else None
+        return moved or self.base_url
 
 
 PROVIDERS: Mapping[str, Provider] = {
-    "openai": Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY"),
-    "anthropic": Provider("anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
-    "deepseek": Provider("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
-    "openrouter": Provider("openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
-    "mistral": Provider("openai", "https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
-    "xai": Provider("openai", "https://api.x.ai/v1", "XAI_API_KEY"),
-    "ollama": Provider("openai", "http://127.0.0.1:11434/v1", None),
+    "openai": Provider("openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",)),
+    "anthropic": Provider("anthropic", "https://api.anthropic.com", ("ANTHROPIC_API_KEY",)),
+    "google": Provider(
+        "google",
+        "https://generativelanguage.googleapis.com",
+        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        "GOOGLE_GEMINI_BASE_URL",  # the google-genai SDK's own variable (a gateway, a proxy)
+    ),
+    "azure": Provider(
+        "azure", None, ("AZURE_OPENAI_API_KEY",), "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_AD_TOKEN"
+    ),
+    "deepseek": Provider("openai", "https://api.deepseek.com/v1", ("DEEPSEEK_API_KEY",)),
+    "openrouter": Provider("openai", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",)),
+    "mistral": Provider("openai", "https://api.mistral.ai/v1", ("MISTRAL_API_KEY",)),
+    "xai": Provider("openai", "https://api.x.ai/v1", ("XAI_API_KEY",)),
+    "ollama": Provider("openai", "http://127.0.0.1:11434/v1", ()),
 }
 CONFIGURED = "openaicompatible"  # the server's own base_url / SLEUTH_BASE_URL
 UNSUPPORTED_PROVIDERS: Mapping[str, str] = {
-    "google": "Sleuth has no Gemini adapter; configure Gemini's OpenAI-compatible endpoint as "
-    "the server's base_url and use provider openaicompatible",
-    "azure": "Sleuth has no Azure OpenAI adapter; use provider openaicompatible",
     "pollinations": "Sleuth has no Pollinations adapter",
     "atlascloud": "Sleuth has no AtlasCloud adapter",
 }
@@ -211,13 +227,20 @@ def _provider(name: str, env: Mapping[str, str]) -> dict[str, Any]:
     if provider is None:
         known = ", ".join([*PROVIDERS, CONFIGURED])
         raise UsageError(f"provider {name!r} is not known; use one of {known}")
-    values: dict[str, Any] = {"api_format": provider.api_format, "base_url": provider.base_url}
-    if provider.key_env is None:
+    endpoint = provider.endpoint(env)
+    if endpoint is None:
+        raise UsageError(f"provider {name!r} needs {provider.base_url_env} set on the server")
+    values: dict[str, Any] = {"api_format": provider.api_format, "base_url": endpoint}
+    secret = next((env[k] for k in provider.key_env if env.get(k)), None)
+    if not provider.key_env:
         values["api_key"] = "none"
-    elif env.get(provider.key_env):
-        values["api_key"] = env[provider.key_env]
+    elif secret:
+        values["api_key"] = secret
+    elif provider.token_env and env.get(provider.token_env):
+        values["azure_ad_token"] = env[provider.token_env]
     else:
-        raise UsageError(f"provider {name!r} needs {provider.key_env} set on the server")
+        needs = " or ".join((*provider.key_env, *filter(None, [provider.token_env])))
+        raise UsageError(f"provider {name!r} needs {needs} set on the server")
     return values
 
 
