@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Literal
 
 MAX_QUESTION_CHARS = 2000  # a question (the API's `query`, a batch line's, the UI's) at most
+MAX_PROMPT_OVERRIDE_CHARS = 8000  # one promptOverrides text (a stage's instructions) at most
+MAX_PROMPT_OVERRIDES = 32  # promptOverrides keys in one request at most (the seed defines 13)
 DEEP_ROUNDS = 2  # critic rounds after the first of a bare `--deep` / `depth: deep`: three in all
 QUICK_LIMIT_S = 45.0  # a quick run stops here unless max_runtime says otherwise (the seed's)
 DEEP_LIMIT_S = 150.0  # a deep one here

@@ -269,14 +269,28 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class Guidance:
-    """A requester's own instructions to the model, per step (the web-app SSE dialect's
-    `promptOverrides`). They are added to Sleuth's prompts, never put in their place: the
-    citation rules and the rule that page text is untrusted data always hold. (Instructions
-    about the writing itself are the request's `style`.)"""
+    """Context a face adds to the writer's system prompt below Sleuth's rules, marked as the
+    requester's (an OpenAI-style chat's earlier turns): the citation rules and the rule that
+    page text is untrusted data always win."""
 
-    system: str = ""  # added to the writer's system prompt
-    plan: str = ""  # added to the deep planner's prompt
-    critic: str = ""  # added to the deep critic's prompt
+    system: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PromptOverrides:
+    """A requester's own instructions in place of Sleuth's, per stage (the web-app SSE
+    dialect's `promptOverrides`); empty: Sleuth's own. Each replaces only the instructions of
+    its stage: the reply format a stage's output is parsed with, the framing of sources as
+    untrusted data, the citation format rules and the code-side citation check stay."""
+
+    system: str = ""  # the writer's role (prompts/system_role.md)
+    citing: str = ""  # the writer's citation guidance (prompts/cite_style.md)
+    task: str = ""  # what the writer writes (prompts/report_task.md, answer_task.md)
+    form: str = ""  # the writing's form (prompts/report_form.md, answer_form.md)
+    plan: str = ""  # what the deep plan covers (prompts/plan_scope.md)
+    queries: str = ""  # how the planner writes queries (prompts/plan_queries.md)
+    critic: str = ""  # the deep critic's review (prompts/critic_task.md)
+    clarify: str = ""  # clarifying questions before a steered run (prompts/clarify_task.md)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from sleuth.errors import UsageError
+from sleuth.limits import MAX_PROMPT_OVERRIDE_CHARS, MAX_PROMPT_OVERRIDES
 from sleuth.server.webapp.request import LLM_SETTINGS, map_request, parse
-from sleuth.types import Guidance
+from sleuth.types import PromptOverrides
 
 ENV = {"DEEPSEEK_API_KEY": "sk-deep", "ANTHROPIC_API_KEY": "sk-ant"}
 
@@ -67,7 +68,14 @@ def test_google_and_azure_map_to_their_providers_with_the_servers_credentials() 
         ({"provider": "ollama"}, "taskModel is required"),
         ({"provider": "skynet"}, "not known"),
         ({"searchProvider": "firecrawl"}, "firecrawl"),
-        ({"promptOverrides": {"madeUpPrompt": "x"}}, "promptOverrides.madeUpPrompt"),
+        (
+            {"promptOverrides": {"finalReportPrompt": "x" * (MAX_PROMPT_OVERRIDE_CHARS + 1)}},
+            f"promptOverrides: finalReportPrompt is {MAX_PROMPT_OVERRIDE_CHARS + 1} characters",
+        ),
+        (
+            {"promptOverrides": {f"k{i}": "x" for i in range(MAX_PROMPT_OVERRIDES + 1)}},
+            f"promptOverrides: {MAX_PROMPT_OVERRIDES + 1} keys; at most",
+        ),
         ({"promptOverrides": "{not json"}, "promptOverrides"),
         ({"maxResult": 0}, "maxResult"),
         ({"query": "   "}, "query"),
@@ -91,7 +99,45 @@ def test_search_language_results_and_prompt_overrides() -> None:
     )  # fmt: skip
     assert got.values["search"] == "tavily" and got.values["language"] == "fr"
     assert got.values["max_results"] == 7
-    assert got.values["guidance"] == Guidance(system="Be terse.", critic="Be strict.")
-    assert got.values["style"] == "Use tables."  # writing instructions are the run's style
-    assert got.ignored_prompts == ("citationRulesPrompt",)
+    assert got.values["prompt_overrides"] == PromptOverrides(
+        system="Be terse.", critic="Be strict.", citing="Cite nothing.", task="Use tables."
+    )
+    assert "style" not in got.values and "guidance" not in got.values
+    assert got.ignored_prompts == got.unknown_prompts == () and got.warnings == []
     assert "search" not in mapped(searchProvider="model")  # the server's default search
+
+
+SEED_KEYS = (  # the web-app seed's promptOverrides keys, in its order
+    "systemInstruction", "outputGuidelinesPrompt", "systemQuestionPrompt", "reportPlanPrompt",
+    "serpQueriesPrompt", "queryResultPrompt", "citationRulesPrompt", "searchResultPrompt",
+    "searchKnowledgeResultPrompt", "reviewPrompt", "finalReportCitationImagePrompt",
+    "finalReportReferencesPrompt", "finalReportPrompt",
+)  # fmt: skip
+
+
+def test_every_seed_key_replaces_a_stage_or_is_reported_and_unknown_keys_are_reported() -> None:
+    overrides = {key: f"text of {key}" for key in SEED_KEYS} | {"madeUpPrompt": "x"}
+    got = map_request(parse({"query": "Q?", "promptOverrides": overrides}), {})
+    assert got.values["prompt_overrides"] == PromptOverrides(
+        system="text of systemInstruction",
+        citing="text of citationRulesPrompt",
+        task="text of finalReportPrompt",
+        form="text of outputGuidelinesPrompt",
+        plan="text of reportPlanPrompt",
+        queries="text of serpQueriesPrompt",
+        critic="text of reviewPrompt",
+    )
+    assert set(got.ignored_prompts) == {
+        "systemQuestionPrompt", "queryResultPrompt", "searchResultPrompt",
+        "searchKnowledgeResultPrompt", "finalReportCitationImagePrompt",
+        "finalReportReferencesPrompt",
+    }  # fmt: skip
+    assert got.unknown_prompts == ("madeUpPrompt",)
+    assert len(got.warnings) == 7
+    assert "promptOverrides.madeUpPrompt is not a prompt key of this API" in got.warnings[-1]
+    assert "promptOverrides.finalReportReferencesPrompt is not applied" in "".join(got.warnings)
+
+
+def test_a_blank_override_keeps_sleuths_own_prompt() -> None:
+    got = mapped(promptOverrides={"systemInstruction": "  ", "reviewPrompt": "Be strict."})
+    assert got["prompt_overrides"] == PromptOverrides(critic="Be strict.")

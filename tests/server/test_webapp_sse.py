@@ -125,10 +125,11 @@ def test_fetch_event_source_posts_a_deep_run(
                                  f"Bearer {key}")  # fmt: skip
         check_deep_run(out, served, llm)
         infor = json.loads(out["events"][0]["data"])
-        assert infor["ignoredPromptOverrides"] == ["citationRulesPrompt"]
+        assert "ignoredPromptOverrides" not in infor and "warnings" not in infor
         writer = next(r for r in llm.received if "<sources>" in prompt_of(r))
         system = writer.body["messages"][0]["content"]
-        assert "Write for auditors." in system and "Never cite anything." not in system
+        assert system.startswith("Write for auditors.")  # in place of Sleuth's role
+        assert system.index("Never cite anything.") < system.index("Rules (Sleuth's own")
         assert served.store.sessions.list(org="acme")  # the run belongs to the key's org
 
 

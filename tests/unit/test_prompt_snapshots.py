@@ -10,7 +10,7 @@ import pytest
 
 from sleuth.pipeline.write.llm import build_messages
 from sleuth.ports import WriteTask
-from sleuth.types import Passage, Source
+from sleuth.types import Passage, PromptOverrides, Source
 
 SNAPSHOTS = Path(__file__).parents[1] / "snapshots"
 SOURCES = (
@@ -41,17 +41,28 @@ CASES = {
         tldr=True,
     ),
     "insist": WriteTask("How long are audit logs kept?", SOURCES, insist=True),
+    "report_overridden": WriteTask("How long are audit logs kept?", SOURCES, "report"),
+}
+# A requester's own instructions (the SSE dialect's promptOverrides) in their slots.
+OVERRIDES = {
+    "report_overridden": PromptOverrides(
+        system="You are an auditor's assistant.",
+        citing="Do not cite anything.",
+        task="Write a memo for auditors.",
+        form="Use one table.",
+    )
 }
 
 
-def render(task: WriteTask) -> str:
-    return "\n\n=====\n\n".join(f"[{m.role}]\n{m.content}" for m in build_messages(task))
+def render(task: WriteTask, overrides: PromptOverrides | None = None) -> str:
+    messages = build_messages(task, overrides=overrides)
+    return "\n\n=====\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_prompt_snapshot(name: str) -> None:
     path = SNAPSHOTS / f"prompt_{name}.txt"
-    text = render(CASES[name])
+    text = render(CASES[name], OVERRIDES.get(name))
     if os.environ.get("SLEUTH_UPDATE_SNAPSHOTS") == "1":
         path.write_text(text, encoding="utf-8")
     assert path.exists(), f"missing snapshot {path.name}: run with SLEUTH_UPDATE_SNAPSHOTS=1"

@@ -173,11 +173,11 @@ def build_stages(settings: Settings, models: Models | None) -> Stages:
     deterministic heuristics otherwise (no structured output without a model)."""
     if models is None:
         return Stages(hopper=HeuristicHopper() if settings.heuristic_hops else None)
-    guidance = settings.guidance
+    mine = settings.prompt_overrides
     return Stages(
-        planner=ModelPlanner(models.plan, guidance.plan),
-        critic=ModelCritic(models.critic, guidance.critic),
-        clarifier=ModelClarifier(models.plan),
+        planner=ModelPlanner(models.plan, mine.plan, mine.queries),
+        critic=ModelCritic(models.critic, mine.critic),
+        clarifier=ModelClarifier(models.plan, mine.clarify),
         hopper=ModelHopper(models.plan),
         structurer=Structurer(models.synth, settings.context_tokens),
     )
@@ -187,7 +187,10 @@ def build_writer(settings: Settings, models: Models | None) -> Writer:
     if models is None:
         return ExtractiveWriter()
     return LLMWriter(
-        models.synth, context_tokens=settings.context_tokens, guidance=settings.guidance
+        models.synth,
+        context_tokens=settings.context_tokens,
+        guidance=settings.guidance,
+        overrides=settings.prompt_overrides,
     )
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..types import ApiFormat, BrowserMode, Guidance
+from ..types import ApiFormat, BrowserMode, Guidance, PromptOverrides
 
 
 def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
@@ -80,7 +80,9 @@ class Settings:
     browser: BrowserMode = "auto"
     browser_executable: str | None = None
     browser_cdp_endpoint: str | None = None
-    guidance: Guidance = field(default_factory=Guidance)  # a requester's added instructions
+    guidance: Guidance = field(default_factory=Guidance)  # a requester's added context
+    # A requester's own instructions in place of Sleuth's, per stage (the SSE dialect's).
+    prompt_overrides: PromptOverrides = field(default_factory=PromptOverrides)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     # Run and session setting values (by table name) every run gets unless it gives its own:
     # what the config file, profile and environment set (`resolve`); empty for `Settings()`.

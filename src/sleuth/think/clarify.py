@@ -7,8 +7,9 @@ from typing import Protocol
 
 from ..llm.complete import complete
 from ..llm.parse import parse_list
+from ..pipeline.write.defuse import defused
 from ..ports import ChatModel
-from ..prompts import load
+from ..prompts import instructions, load
 
 MAX_QUESTIONS = 3
 
@@ -23,10 +24,14 @@ class NoClarifier:
 
 
 class ModelClarifier:
-    def __init__(self, model: ChatModel) -> None:
+    def __init__(self, model: ChatModel, task: str = "") -> None:
         self.model = model
+        self.task = task  # a requester's own instructions for the questions, else Sleuth's
 
     async def clarify(self, question: str) -> list[str]:
-        reply = await complete(self.model, load("clarify").format(question=question), 300)
+        task = instructions("clarify_task", defused(self.task))
+        reply = await complete(
+            self.model, load("clarify").format(task=task, question=question), 300
+        )
         asked = [" ".join(q.split())[:200] for q in parse_list(reply)]
         return list(dict.fromkeys(q for q in asked if q))[:MAX_QUESTIONS]

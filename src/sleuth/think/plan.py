@@ -18,7 +18,7 @@ from ..llm.complete import complete
 from ..llm.parse import Verdict, parse_list, parse_verdict
 from ..pipeline.write.defuse import defused
 from ..ports import ChatModel
-from ..prompts import load
+from ..prompts import instructions, load
 from ..text import content_tokens, split_sentences, stem, words
 from ..types import Source
 
@@ -189,13 +189,17 @@ COMMON_OPENERS = frozenset(
 
 
 class ModelPlanner:
-    def __init__(self, model: ChatModel, guidance: str = "") -> None:
+    def __init__(self, model: ChatModel, scope: str = "", queries: str = "") -> None:
         self.model = model
-        self.guidance = guidance  # a requester's added planning instructions
+        self.scope = scope  # a requester's own "what the plan covers", else Sleuth's
+        self.queries = queries  # a requester's own "how queries are written", else Sleuth's
 
     async def plan(self, question: str, *, language: str | None = None) -> list[str]:
-        prompt = _guided(self.guidance) + load("plan").format(
-            question=question, language=_in_language(language)
+        prompt = load("plan").format(
+            scope=instructions("plan_scope", defused(self.scope)),
+            queries=instructions("plan_queries", defused(self.queries)),
+            question=question,
+            language=_in_language(language),
         )
         text = await complete(self.model, prompt, 400)
         queries = [q for q in parse_list(text) if q.strip()]
@@ -203,9 +207,9 @@ class ModelPlanner:
 
 
 class ModelCritic:
-    def __init__(self, model: ChatModel, guidance: str = "") -> None:
+    def __init__(self, model: ChatModel, task: str = "") -> None:
         self.model = model
-        self.guidance = guidance  # a requester's added review instructions
+        self.task = task  # a requester's own review instructions, else Sleuth's
 
     async def review(
         self,
@@ -218,7 +222,8 @@ class ModelCritic:
     ) -> Verdict:
         weak_text = "\n".join(f"- {s}" for s in weak) or "(none)"
         titles = "\n".join(f"[{s.number}] {s.title}" for s in sources)
-        prompt = _guided(self.guidance) + load("critic").format(  # page words: defused
+        prompt = load("critic").format(  # page words: defused
+            task=instructions("critic_task", defused(self.task)),
             question=question,
             draft=defused(draft),
             weak=defused(weak_text),
@@ -240,10 +245,3 @@ def _in_language(tag: str | None) -> str:
         "speaker would search for it, keeping the question's names (people, places, "
         "organisations, products) in each query."
     )
-
-
-def _guided(text: str) -> str:
-    """A requester's instructions ahead of the prompt, which keeps the reply format last."""
-    if not text.strip():
-        return ""
-    return f"The requester adds these instructions:\n<requester>\n{text.strip()}\n</requester>\n\n"

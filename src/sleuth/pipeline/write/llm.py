@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 
 from ... import prompts
 from ...ports import ChatModel, Message, Reasoning, TokenUsage, WriteTask
-from ...types import Guidance, Passage, Source
+from ...types import Guidance, Passage, PromptOverrides, Source
 from .defuse import defused
 
 CHARS_PER_TOKEN = 4
@@ -48,21 +48,34 @@ def _render(sources: Sequence[Source], kept: list[list[Passage]]) -> str:
 
 
 def build_messages(
-    task: WriteTask, context_tokens: int = 16000, guidance: Guidance | None = None
+    task: WriteTask,
+    context_tokens: int = 16000,
+    guidance: Guidance | None = None,
+    overrides: PromptOverrides | None = None,
 ) -> list[Message]:
+    """The system prompt (role, citation guidance, then Sleuth's rules) and the user prompt
+    (question, writing instructions, the citation line, the sources). A requester's overrides
+    replace the role, citation guidance and writing instructions only, defused: the rules, the
+    source framing and the `[n]` format stay, and citations are checked in code anyway."""
     guidance = guidance or Guidance()
-    template = prompts.load("report" if task.output == "report" else "answer")
+    mine = overrides or PromptOverrides()
+    kind = "report" if task.output == "report" else "answer"
     language = f"\nWrite the answer in {task.language}." if task.language else ""
     budget = max(2000, (context_tokens - 2500) * CHARS_PER_TOKEN)
-    user = template.format(
+    user = prompts.load(kind).format(
         question=task.question,
+        task=prompts.instructions(f"{kind}_task", defused(mine.task)),
+        form=prompts.instructions(f"{kind}_form", defused(mine.form)),
         language=language + _extras(task),
         sources=format_sources(task.sources, budget),
     )
     if task.insist:
         user += prompts.load("insist")
-    system = prompts.load("system") + added("system", guidance.system)
-    return [Message("system", system), Message("user", user)]
+    system = prompts.load("system").format(
+        role=prompts.instructions("system_role", defused(mine.system)),
+        citing=prompts.instructions("cite_style", defused(mine.citing)),
+    )
+    return [Message("system", system + added("system", guidance.system)), Message("user", user)]
 
 
 def added(step: str, text: str) -> str:
@@ -101,14 +114,16 @@ class LLMWriter:
         context_tokens: int = 16000,
         max_tokens: int = 2048,
         guidance: Guidance | None = None,
+        overrides: PromptOverrides | None = None,
     ) -> None:
         self.model = model
         self.context_tokens = context_tokens
         self.max_tokens = max_tokens
         self.guidance = guidance or Guidance()
+        self.overrides = overrides or PromptOverrides()
 
     async def write(self, task: WriteTask) -> AsyncIterator[str | Reasoning]:
-        messages = build_messages(task, self.context_tokens, self.guidance)
+        messages = build_messages(task, self.context_tokens, self.guidance, self.overrides)
         async for item in self.model.stream(messages, max_tokens=self.max_tokens):
             if not isinstance(item, TokenUsage):
                 yield item

@@ -66,7 +66,9 @@ async def sse_post(
 ) -> EventSourceResponse:
     """Fields: query, provider, thinkingModel, taskModel, searchProvider, language, maxResult,
     enableCitationImage (accepted; images are not extracted), enableReferences, promptOverrides
-    (added to Sleuth's prompt for the same step; citation rules cannot be overridden)."""
+    (each replaces the instructions of its Sleuth stage; the source framing, the citation rules
+    and the citation check stay; keys not applied are listed in `infor` and the final summary as
+    `warnings`)."""
     return response(webapp_events(state, caller, body))
 
 
@@ -113,7 +115,9 @@ async def webapp_events(
     except SleuthError as exc:
         yield sse("error", {"message": exc.worded(_field)})
         return
-    async for item in _followed(following, WebAppSteps(mapped.config.enableReferences)):
+    async for item in _followed(
+        following, WebAppSteps(mapped.config.enableReferences, mapped.warnings)
+    ):
         yield item
 
 
@@ -150,6 +154,10 @@ def _infor(mapped: Mapped | None = None) -> ServerSentEvent:
     data: dict[str, Any] = {"name": NAME, "version": version("sleuth")}
     if mapped is not None and mapped.ignored_prompts:
         data["ignoredPromptOverrides"] = list(mapped.ignored_prompts)
+    if mapped is not None and mapped.unknown_prompts:
+        data["unknownPromptOverrides"] = list(mapped.unknown_prompts)
+    if mapped is not None and mapped.warnings:
+        data["warnings"] = mapped.warnings
     return sse("infor", data)
 
 

@@ -13,6 +13,7 @@ the stream does, unless the run fails, which is one `error` event.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ...events import (
@@ -39,8 +40,9 @@ RULE = "\n\n---\n\n"  # between a draft and the next text
 class WebAppSteps:
     """Translate one run's events; `opening()` first, then `translate` each event."""
 
-    def __init__(self, references: bool = True) -> None:
+    def __init__(self, references: bool = True, warnings: Sequence[str] = ()) -> None:
         self.references = references
+        self.warnings = list(warnings)  # the request's parts not applied, in the final summary
         self.unmarker = None if references else StreamUnmarker()
         self.open: dict[tuple[str, str | None], None] = {}  # started, not ended, in order
         self.read = self.skipped = 0  # this round's pages
@@ -136,13 +138,15 @@ class WebAppSteps:
         if not self.references and result.answer:
             report = report_without_references(report)
         out.append(_text("message", report))
-        summary = {
+        summary: dict[str, Any] = {
             "confidence": result.confidence,
             "sources": len(result.sources),
             "citations": len(result.citations),
             "verification": result.verification.to_json(),
             "session_id": result.session_id,
         }
+        if self.warnings:
+            summary["warnings"] = self.warnings
         out += self._end_if("final-report", data=summary)
         return out + [self._end(step, name, None) for step, name in reversed(list(self.open))]
 

@@ -10,8 +10,10 @@ the server's environment (a client never sends a key or a URL);
 reviews, the task model writes. `searchProvider` maps onto Sleuth's backends (`model` is the
 server's default search). `language` is the writing language and, when it is a language
 code (`en-US`, `de`), the search language too: the planner's queries and each backend's
-language or region parameter. `promptOverrides` become instructions added to Sleuth's prompts for
-the same step; the citation rules and the untrusted-source rules cannot be overridden.
+language or region parameter. Each `promptOverrides` key replaces the instructions of the
+Sleuth stage it names (`PROMPT_STAGES`); the reply formats, the untrusted-source framing, the
+citation rules and the code-side citation check stay. Keys for a stage Sleuth does without a
+model, and keys the dialect does not define, are reported, never silently dropped.
 """
 
 from __future__ import annotations
@@ -25,8 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ...errors import UsageError
 from ...langtag import is_tag
-from ...limits import DEEP_ROUNDS, MAX_QUESTION_CHARS
-from ...types import Guidance
+from ...limits import (
+    DEEP_ROUNDS,
+    MAX_PROMPT_OVERRIDE_CHARS,
+    MAX_PROMPT_OVERRIDES,
+    MAX_QUESTION_CHARS,
+)
+from ...types import PromptOverrides
 
 LLM_SETTINGS = (
     "base_url", "api_key", "api_format", "model", "plan_model", "critic_model", "azure_ad_token"
@@ -75,26 +82,27 @@ SEARCH: Mapping[str, str | None] = {
     "tavily": "tavily",
     "exa": "exa",
 }
-# promptOverrides keys that map onto a step of Sleuth's; the others are accepted and ignored.
-PROMPT_STEPS: Mapping[str, str] = {
-    "systemInstruction": "system",
-    "outputGuidelinesPrompt": "style",  # the request's writing style (tone, length, form)
-    "finalReportPrompt": "style",
-    "reportPlanPrompt": "plan",
-    "serpQueriesPrompt": "plan",
-    "reviewPrompt": "critic",
+# Each promptOverrides key of the dialect whose stage Sleuth has: the `PromptOverrides` field
+# (Sleuth's stage instructions, prompts/*.md) its text replaces. docs/streaming.md has the table.
+PROMPT_STAGES: Mapping[str, str] = {
+    "systemInstruction": "system",  # the writer's role (system_role.md)
+    "citationRulesPrompt": "citing",  # the writer's citation guidance (cite_style.md)
+    "finalReportPrompt": "task",  # what the writer writes (report_task.md)
+    "outputGuidelinesPrompt": "form",  # the report's form (report_form.md)
+    "reportPlanPrompt": "plan",  # what the plan covers: its queries are the sections
+    "serpQueriesPrompt": "queries",  # how the planner writes queries (plan_queries.md)
+    "reviewPrompt": "critic",  # the deep critic's review (critic_task.md)
 }
-IGNORED_PROMPTS = frozenset(
-    {
-        "citationRulesPrompt",  # Sleuth's citation rules are checked in code, never overridden
-        "systemQuestionPrompt",
-        "queryResultPrompt",
-        "searchResultPrompt",
-        "searchKnowledgeResultPrompt",
-        "finalReportCitationImagePrompt",
-        "finalReportReferencesPrompt",
-    }
-)
+# The dialect's other keys: why this API's runs have no prompt for them to replace.
+UNAPPLIED_PROMPTS: Mapping[str, str] = {
+    "systemQuestionPrompt": "this API's runs ask no clarifying questions",
+    "queryResultPrompt": "Sleuth makes no model call per search query",
+    "searchResultPrompt": "Sleuth picks passages from search results in code, not with a model",
+    "searchKnowledgeResultPrompt": "knowledge-base results are read like web results, in code",
+    "finalReportCitationImagePrompt": "Sleuth puts no images in reports",
+    "finalReportReferencesPrompt": "Sleuth writes the source list itself from checked citations",
+}
+SHOWN_KEY_CHARS = 60  # an unknown key is quoted in a warning up to this long
 
 
 class WebAppConfig(BaseModel):
@@ -131,13 +139,40 @@ class WebAppConfig(BaseModel):
                 raise ValueError("promptOverrides must be a JSON object") from None
         return value
 
+    @field_validator("promptOverrides")
+    @classmethod
+    def _bounded(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        if value is not None and len(value) > MAX_PROMPT_OVERRIDES:
+            raise ValueError(f"{len(value)} keys; at most {MAX_PROMPT_OVERRIDES}")
+        for key, text in (value or {}).items():
+            if len(text) > MAX_PROMPT_OVERRIDE_CHARS:
+                raise ValueError(
+                    f"{_shown(key)} is {len(text)} characters; a prompt override is at most "
+                    f"{MAX_PROMPT_OVERRIDE_CHARS}"
+                )
+        return value
+
 
 @dataclass(frozen=True, slots=True)
 class Mapped:
     config: WebAppConfig
     values: dict[str, Any]  # setting values for the run (the operator's defaults not included)
     dropped: tuple[str, ...]  # operator defaults the request replaces (its own model endpoint)
-    ignored_prompts: tuple[str, ...]
+    ignored_prompts: tuple[str, ...] = ()  # the dialect's keys with no prompt here to replace
+    unknown_prompts: tuple[str, ...] = ()  # keys the dialect does not define
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the requester asked for that this run does not do, in words."""
+        out = [
+            f"promptOverrides.{k} is not applied: {UNAPPLIED_PROMPTS[k]}"
+            for k in self.ignored_prompts
+        ]
+        out += [
+            f"promptOverrides.{_shown(k)} is not a prompt key of this API; it is not applied"
+            for k in self.unknown_prompts
+        ]
+        return out
 
 
 def parse(data: Mapping[str, Any]) -> WebAppConfig:
@@ -176,12 +211,10 @@ def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
             values["search_lang"] = config.language
     if config.maxResult is not None:
         values["max_results"] = config.maxResult
-    steps, ignored = _prompt_steps(config.promptOverrides or {})
-    if steps.get("style"):
-        values["style"] = steps.pop("style")
-    if steps:
-        values["guidance"] = Guidance(**steps)
-    return Mapped(config, values, dropped, ignored)
+    stages, ignored, unknown = _prompt_stages(config.promptOverrides or {})
+    if stages:
+        values["prompt_overrides"] = PromptOverrides(**stages)
+    return Mapped(config, values, dropped, ignored, unknown)
 
 
 def _provider(name: str, env: Mapping[str, str]) -> dict[str, Any]:
@@ -221,16 +254,16 @@ def _search(name: str | None) -> str | None:
     return SEARCH[key]
 
 
-def _prompt_steps(overrides: Mapping[str, str]) -> tuple[dict[str, str], tuple[str, ...]]:
-    """The overrides' texts joined per Sleuth step, and the keys that have no step."""
-    steps: dict[str, list[str]] = {}
-    ignored: list[str] = []
-    for key, text in overrides.items():
-        if key in PROMPT_STEPS:
-            steps.setdefault(PROMPT_STEPS[key], []).append(text)
-        elif key in IGNORED_PROMPTS:
-            ignored.append(key)
-        else:
-            raise UsageError(f"promptOverrides.{key} is not a prompt key of this API")
-    joined = {step: "\n\n".join(texts) for step, texts in steps.items() if any(texts)}
-    return joined, tuple(ignored)
+def _prompt_stages(
+    overrides: Mapping[str, str],
+) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
+    """The overrides by Sleuth stage (blank texts leave Sleuth's own), the dialect's keys with
+    no stage here, and the keys the dialect does not define."""
+    stages = {PROMPT_STAGES[k]: t for k, t in overrides.items() if k in PROMPT_STAGES and t.strip()}
+    ignored = tuple(k for k in overrides if k in UNAPPLIED_PROMPTS)
+    unknown = tuple(k for k in overrides if k not in PROMPT_STAGES and k not in UNAPPLIED_PROMPTS)
+    return stages, ignored, unknown
+
+
+def _shown(key: str) -> str:
+    return key if len(key) <= SHOWN_KEY_CHARS else key[:SHOWN_KEY_CHARS] + "…"
