@@ -1,4 +1,5 @@
-"""The health checks behind `doctor`: environment, storage, LLM endpoint, search, browser."""
+"""The health checks behind `doctor`: environment, storage and caches, LLM endpoint, search,
+browser."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import platform
 import sqlite3
 import sys
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -14,7 +16,7 @@ from typing import Literal
 
 from ..errors import SearchError, SleuthError
 from ..ports import Message, SearchQuery, TokenUsage
-from ..settings import Settings
+from ..settings import Settings, database_url, folder
 
 Status = Literal["ok", "warn", "fail", "info"]
 
@@ -28,7 +30,7 @@ class Check:
 
 
 async def run_checks(home: Path, settings: Settings) -> list[Check]:
-    checks = environment() + plugins() + storage(home)
+    checks = environment() + plugins() + storage(home, settings)
     checks += await llm(settings)
     checks += await probe(settings)
     return checks + await browser(settings)
@@ -50,24 +52,75 @@ def plugins() -> list[Check]:
     return [Check("plugins", name, "warn", f"not loaded: {why}") for name, why in broken.items()]
 
 
-def storage(home: Path) -> list[Check]:
+def storage(home: Path, settings: Settings, now: float | None = None) -> list[Check]:
+    """Each folder Sleuth writes to, and each cache it keeps: how many entries, how many
+    bytes, how old the oldest and newest are. Nothing is created to measure it."""
+    cache_dir = folder(settings.cache_dir, home)
+    checks = [_writable("cache", "dir", cache_dir)]
+    if settings.sessions_dir:
+        checks.append(_writable("sessions", "dir", folder(settings.sessions_dir, home)))
+    if database_url(settings.env) is not None:
+        where = "in the PostgreSQL database (sizes are not measured here)"
+        return [*checks, Check("cache", "caches", "info", where)]
+    now = time.time() if now is None else now
+    return [
+        *checks,
+        _measured("pages", cache_dir / "cache.db", PAGES, now, settings.cache_ttl),
+        _measured("results", home / "service.db", RESULTS, now, None),
+    ]
+
+
+def _writable(section: str, name: str, where: Path) -> Check:
     try:
-        home.mkdir(parents=True, exist_ok=True)
-        probe_file = home / ".doctor-probe"
+        where.mkdir(parents=True, exist_ok=True)
+        probe_file = where / ".doctor-probe"
         probe_file.write_text("ok")
         probe_file.unlink()
     except OSError as exc:
-        return [Check("cache", "dir", "fail", f"{home} is not writable: {exc.strerror}")]
-    checks = [Check("cache", "dir", "ok", str(home))]
-    db = home / "cache.db"
-    if db.exists():
-        with sqlite3.connect(db) as conn:
-            try:
-                (count,) = conn.execute("select count(*) from pages").fetchone()
-                checks.append(Check("cache", "pages", "info", f"{count} cached pages"))
-            except sqlite3.Error as exc:
-                checks.append(Check("cache", "pages", "fail", f"unreadable cache: {exc}"))
-    return checks
+        return Check(section, name, "fail", f"{where} is not writable: {exc.strerror or exc}")
+    return Check(section, name, "ok", str(where))
+
+
+# Entries, their bytes, the oldest and newest time stored, of the page and result caches.
+PAGES = "SELECT count(*), coalesce(sum(length(page)), 0), min(stored_at), max(stored_at) FROM pages"
+RESULTS = (
+    "SELECT count(*), coalesce(sum(length(body)), 0), min(created_at), max(created_at) "
+    "FROM result_cache"
+)
+
+
+def _measured(name: str, db: Path, query: str, now: float, ttl_s: float | None) -> Check:
+    if not db.is_file():
+        return Check("cache", name, "info", f"empty ({db} not created yet)")
+    try:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            count, size, oldest, newest = conn.execute(query).fetchone()
+    except sqlite3.Error as exc:
+        return Check("cache", name, "fail", f"unreadable cache {db}: {exc}")
+    if not count:
+        return Check("cache", name, "info", f"empty ({db})")
+    kept = f" · kept {_span(ttl_s)}" if ttl_s is not None else ""
+    entries = "1 entry" if count == 1 else f"{count} entries"
+    detail = (
+        f"{entries} · {_bytes(int(size))} · oldest {_span(now - oldest)} ago · "
+        f"newest {_span(now - newest)} ago{kept} ({db})"
+    )
+    return Check("cache", name, "info", detail)
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _span(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{seconds:.0f}s"
 
 
 async def llm(settings: Settings) -> list[Check]:
