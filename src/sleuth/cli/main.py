@@ -41,6 +41,7 @@ COMMAND_MODULES = {
     "mcp": "mcp_cmd",
     "verify": "verify_cmd",
     "watch": "watch_cmd",
+    "new-backend": "new_backend_cmd",
 }
 # Group options that take a value: `sleuth --profile X "Q"`, `sleuth --config FILE "Q"`.
 GROUP_VALUE_OPTIONS = ("--profile", "--config")
