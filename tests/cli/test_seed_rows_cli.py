@@ -125,3 +125,18 @@ def test_a_bad_cache_ttl_names_the_flag(
 ) -> None:
     code, out, err = run(offline(notes, f"--cache-ttl={bad}"), capsys)
     assert code == 1 and not out and "Invalid value for '--cache-ttl'" in err, err
+
+
+def test_db_migrate_and_check_use_the_sessions_folder(
+    tmp_path: Path,
+    sleuth_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    runs = tmp_path / "runs"
+    monkeypatch.setenv("SLEUTH_SESSIONS_DIR", str(runs))
+    code, _, err = run(["db", "migrate"], capsys)
+    assert code == 0, err
+    assert (runs / "sessions.db").is_file() and not (sleuth_home / "sessions.db").exists()
+    code, out, err = run(["db", "check", "--json"], capsys)
+    assert code == 0 and {s["status"] for s in json.loads(out)["schemas"]} == {"current"}, err
