@@ -356,7 +356,8 @@ _TABLE = (
         "config",
         "path",
         None,
-        "The config file to read (default: SLEUTH_HOME/config.toml); one named here must exist.",
+        "The config file to read (default: SLEUTH_HOME/config.toml); one named here must "
+        "exist. Not a key of the file itself.",
         "engine",
         metavar="FILE",
     ),
