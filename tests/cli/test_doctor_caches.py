@@ -62,3 +62,22 @@ def test_doctor_shows_cache_sizes_and_fails_an_unwritable_cache_folder(
     dir_check = next(c for c in json.loads(out)["checks"] if c["name"] == "dir")
     assert code == 1 and dir_check["status"] == "fail" and "not writable" in dir_check["detail"]
     assert blocker.read_text() == "keep me"
+
+
+async def test_doctor_measures_the_caches_in_postgresql(postgres_db: str) -> None:
+    from sleuth.store.page_cache_pg import PgPageCache
+    from sleuth.store.service_pg import PgServiceStore
+
+    now = time.time()
+    settings = Settings(env={"SLEUTH_DATABASE_URL": postgres_db})
+    checks = {c.name: c.detail for c in storage(Path("/nonexistent-home"), settings, now)}
+    assert checks["pages"] == checks["results"] == "empty (PostgreSQL: not created yet)"
+    pages = PgPageCache(postgres_db, clock=lambda: now - 7200)
+    pages.put(Page(url="http://a.example/1", title="t", text="é" * 500, fetched_at="2026"))
+    service = PgServiceStore(postgres_db)
+    await service.cache("org", "fp-1", b"y" * 2500, now=now - 300)
+    await service.aclose()
+    checks = {c.name: c.detail for c in storage(Path("/nonexistent-home"), settings, now)}
+    assert checks["pages"].startswith("1 entry · 3.") and "oldest 2h ago" in checks["pages"]
+    assert checks["results"].startswith("1 entry · 2.5 kB · oldest 5min ago")
+    assert checks["results"].endswith("(PostgreSQL)")

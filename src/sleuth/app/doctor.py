@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import platform
-import sqlite3
 import sys
 import time
-from contextlib import closing
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Literal
 
-from ..errors import SearchError, SleuthError
+from ..errors import SearchError, SleuthError, StoreError
 from ..ports import Message, SearchQuery, TokenUsage
 from ..settings import Settings, database_url, folder
+from ..store.cache_sizes import CacheSize, pg_size, sqlite_size
 
 Status = Literal["ok", "warn", "fail", "info"]
 
@@ -59,15 +58,19 @@ def storage(home: Path, settings: Settings, now: float | None = None) -> list[Ch
     checks = [_writable("cache", "dir", cache_dir)]
     if settings.sessions_dir:
         checks.append(_writable("sessions", "dir", folder(settings.sessions_dir, home)))
-    if database_url(settings.env) is not None:
-        where = "in the PostgreSQL database (sizes are not measured here)"
-        return [*checks, Check("cache", "caches", "info", where)]
     now = time.time() if now is None else now
-    return [
-        *checks,
-        _measured("pages", cache_dir / "cache.db", PAGES, now, settings.cache_ttl),
-        _measured("results", home / "service.db", RESULTS, now, None),
-    ]
+    url = database_url(settings.env)
+    places = {"pages": cache_dir / "cache.db", "results": home / "service.db"}
+    for cache, db in places.items():
+        where = "PostgreSQL" if url else str(db)
+        ttl = settings.cache_ttl if cache == "pages" else None
+        try:
+            size = pg_size(cache, url) if url else sqlite_size(cache, db)
+        except StoreError as exc:
+            checks.append(Check("cache", cache, "fail", f"unreadable cache: {exc}"))
+            continue
+        checks.append(Check("cache", cache, "info", _described(size, where, now, ttl)))
+    return checks
 
 
 def _writable(section: str, name: str, where: Path) -> Check:
@@ -81,31 +84,17 @@ def _writable(section: str, name: str, where: Path) -> Check:
     return Check(section, name, "ok", str(where))
 
 
-# Entries, their bytes, the oldest and newest time stored, of the page and result caches.
-PAGES = "SELECT count(*), coalesce(sum(length(page)), 0), min(stored_at), max(stored_at) FROM pages"
-RESULTS = (
-    "SELECT count(*), coalesce(sum(length(body)), 0), min(created_at), max(created_at) "
-    "FROM result_cache"
-)
-
-
-def _measured(name: str, db: Path, query: str, now: float, ttl_s: float | None) -> Check:
-    if not db.is_file():
-        return Check("cache", name, "info", f"empty ({db} not created yet)")
-    try:
-        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-            count, size, oldest, newest = conn.execute(query).fetchone()
-    except sqlite3.Error as exc:
-        return Check("cache", name, "fail", f"unreadable cache {db}: {exc}")
-    if not count:
-        return Check("cache", name, "info", f"empty ({db})")
+def _described(size: CacheSize, where: str, now: float, ttl_s: float | None) -> str:
+    if not size.created:
+        return f"empty ({where}: not created yet)"
+    if not size.entries or size.oldest is None or size.newest is None:
+        return f"empty ({where})"
+    entries = "1 entry" if size.entries == 1 else f"{size.entries} entries"
     kept = f" · kept {_span(ttl_s)}" if ttl_s is not None else ""
-    entries = "1 entry" if count == 1 else f"{count} entries"
-    detail = (
-        f"{entries} · {_bytes(int(size))} · oldest {_span(now - oldest)} ago · "
-        f"newest {_span(now - newest)} ago{kept} ({db})"
+    return (
+        f"{entries} · {_bytes(size.bytes)} · oldest {_span(now - size.oldest)} ago · "
+        f"newest {_span(now - size.newest)} ago{kept} ({where})"
     )
-    return Check("cache", name, "info", detail)
 
 
 def _bytes(n: int) -> str:
