@@ -46,6 +46,8 @@ TEXT = {
     "trusted_proxies": "10.0.0.1", "metrics_token": "scrape-token",
     "allowed_models": "gpt-x,claude-y", "allowed_providers": "openai,ollama",
     "azure_api_version": "2025-04-01-preview", "azure_ad_token": "entra-token-1234",
+    "cache_ttl": "30min", "cache_dir": "page-cache", "sessions_dir": "saved-runs",
+    "max_cost": "$0.25",
 }  # fmt: skip
 RUN_TARGETS = ("engine", "run", "session")
 
@@ -54,6 +56,10 @@ def sample(entry: Setting, schema: Path) -> str:
     """A value other than the default, as a variable would hold it."""
     if entry.name == "schema":
         return str(schema)
+    if entry.name == "config":  # a config file that is named must exist
+        named = schema.parent / "other-config.toml"
+        named.write_text("", encoding="utf-8")
+        return str(named)
     if entry.name in TEXT:
         return TEXT[entry.name]
     if entry.kind == "flag":

@@ -26,7 +26,7 @@ from ..errors import LLMNotConfigured, NoSourcesError, SleuthError, UsageError
 from ..events import Done, Event, Notice
 from ..limits import DEEP_LIMIT_S, QUICK_LIMIT_S
 from ..ports import SearchQuery
-from ..settings import Settings, database_url, sleuth_home
+from ..settings import Settings, database_url, folder, sleuth_home
 from ..store import SessionStore
 from ..store.backend import service_store, session_store
 from ..store.records import SessionRecord
@@ -112,7 +112,8 @@ class Sleuth:
     @property
     def sessions(self) -> SessionStore:
         if self._store is None:
-            self._store = session_store(self.home, self.database_url)
+            where = folder(self.settings.sessions_dir, self.home)
+            self._store = session_store(where, self.database_url)
         return self._store
 
     @cached_property

@@ -31,7 +31,7 @@ from ..ports import ChatModel, Fetcher, PageCache, SearchBackend, Writer
 from ..registry import BackendSettings, registries
 from ..search.spec import build_search, parse_spec
 from ..settings import Settings as Settings
-from ..settings import database_url
+from ..settings import database_url, folder
 from ..settings import sleuth_home as sleuth_home
 from ..think.clarify import ModelClarifier
 from ..think.hops import HeuristicHopper, ModelHopper
@@ -40,11 +40,11 @@ from ..think.structured import Structurer
 from .budget import Budget, BudgetedFetcher, BudgetedSearch
 
 
-def open_page_cache(home: Path, ttl_s: float, database_url: str | None = None) -> PageCache:
-    """The page cache: SQLite under `home`, or PostgreSQL when a database URL is given (psycopg
-    is imported only then)."""
+def open_page_cache(where: Path, ttl_s: float, database_url: str | None = None) -> PageCache:
+    """The page cache: SQLite in the folder `where` (cache_dir, else SLEUTH_HOME), or
+    PostgreSQL when a database URL is given (psycopg is imported only then)."""
     if database_url is None:
-        return SqlitePageCache(default_cache_path(home), ttl_s=ttl_s)
+        return SqlitePageCache(default_cache_path(where), ttl_s=ttl_s)
     from ..store.page_cache_pg import PgPageCache
 
     return PgPageCache(database_url, ttl_s=ttl_s)
@@ -63,6 +63,7 @@ class Resources:
         self.models = ClientPool()
         self._readers: dict[tuple[FetchSettings, BrowserSettings], Fetcher] = {}
         self._cache: PageCache | None = None
+        self._cache_key: tuple[float, Path] | None = None
         self._warming: asyncio.Future[None] | None = None
 
     def warm_up(self) -> None:
@@ -77,9 +78,13 @@ class Resources:
             self._readers[key] = reading_fetcher(HttpFetcher(fetch), browser)
         return self._readers[key]
 
-    def page_cache(self, ttl_s: float) -> PageCache:
-        if self._cache is None or getattr(self._cache, "ttl_s", None) != ttl_s:
-            self._cache = open_page_cache(self.home, ttl_s, self.database_url)
+    def page_cache(self, ttl_s: float, folder: Path | None = None) -> PageCache:
+        """The shared page cache, reopened when a run asks for another TTL or folder."""
+        folder = self.home if folder is None else folder
+        key = (ttl_s, folder)
+        if self._cache is None or self._cache_key != key:
+            self._cache = open_page_cache(folder, ttl_s, self.database_url)
+            self._cache_key = key
         return self._cache
 
     async def aclose(self) -> None:
@@ -219,11 +224,11 @@ def build_fetcher(
         fetcher = BudgetedFetcher(fetcher, budget)
     if settings.no_cache:
         return fetcher
+    where = folder(settings.cache_dir, sleuth_home(settings.env))
     if resources is None:
-        home, url = sleuth_home(settings.env), database_url(settings.env)
-        cache: PageCache = open_page_cache(home, settings.page_cache_ttl_s, url)
+        cache: PageCache = open_page_cache(where, settings.cache_ttl, database_url(settings.env))
     else:
-        cache = resources.page_cache(settings.page_cache_ttl_s)
+        cache = resources.page_cache(settings.cache_ttl, where)
     return CachedFetcher(fetcher, cache, refresh=settings.refresh_cache)
 
 

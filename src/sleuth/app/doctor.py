@@ -1,10 +1,10 @@
-"""The health checks behind `doctor`: environment, storage, LLM endpoint, search, browser."""
+"""The health checks behind `doctor`: environment, storage and caches, LLM endpoint, search,
+browser."""
 
 from __future__ import annotations
 
 import asyncio
 import platform
-import sqlite3
 import sys
 import time
 from dataclasses import dataclass
@@ -12,9 +12,10 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Literal
 
-from ..errors import SearchError, SleuthError
+from ..errors import SearchError, SleuthError, StoreError
 from ..ports import Message, SearchQuery, TokenUsage
-from ..settings import Settings
+from ..settings import Settings, database_url, folder
+from ..store.cache_sizes import CacheSize, pg_size, sqlite_size
 
 Status = Literal["ok", "warn", "fail", "info"]
 
@@ -28,7 +29,7 @@ class Check:
 
 
 async def run_checks(home: Path, settings: Settings) -> list[Check]:
-    checks = environment() + plugins() + storage(home)
+    checks = environment() + plugins() + storage(home, settings)
     checks += await llm(settings)
     checks += await probe(settings)
     return checks + await browser(settings)
@@ -50,24 +51,65 @@ def plugins() -> list[Check]:
     return [Check("plugins", name, "warn", f"not loaded: {why}") for name, why in broken.items()]
 
 
-def storage(home: Path) -> list[Check]:
+def storage(home: Path, settings: Settings, now: float | None = None) -> list[Check]:
+    """Each folder Sleuth writes to, and each cache it keeps: how many entries, how many
+    bytes, how old the oldest and newest are. Nothing is created to measure it."""
+    cache_dir = folder(settings.cache_dir, home)
+    checks = [_writable("cache", "dir", cache_dir)]
+    if settings.sessions_dir:
+        checks.append(_writable("sessions", "dir", folder(settings.sessions_dir, home)))
+    now = time.time() if now is None else now
+    url = database_url(settings.env)
+    places = {"pages": cache_dir / "cache.db", "results": home / "service.db"}
+    for cache, db in places.items():
+        where = "PostgreSQL" if url else str(db)
+        ttl = settings.cache_ttl if cache == "pages" else None
+        try:
+            size = pg_size(cache, url) if url else sqlite_size(cache, db)
+        except StoreError as exc:
+            checks.append(Check("cache", cache, "fail", f"unreadable cache: {exc}"))
+            continue
+        checks.append(Check("cache", cache, "info", _described(size, where, now, ttl)))
+    return checks
+
+
+def _writable(section: str, name: str, where: Path) -> Check:
     try:
-        home.mkdir(parents=True, exist_ok=True)
-        probe_file = home / ".doctor-probe"
+        where.mkdir(parents=True, exist_ok=True)
+        probe_file = where / ".doctor-probe"
         probe_file.write_text("ok")
         probe_file.unlink()
     except OSError as exc:
-        return [Check("cache", "dir", "fail", f"{home} is not writable: {exc.strerror}")]
-    checks = [Check("cache", "dir", "ok", str(home))]
-    db = home / "cache.db"
-    if db.exists():
-        with sqlite3.connect(db) as conn:
-            try:
-                (count,) = conn.execute("select count(*) from pages").fetchone()
-                checks.append(Check("cache", "pages", "info", f"{count} cached pages"))
-            except sqlite3.Error as exc:
-                checks.append(Check("cache", "pages", "fail", f"unreadable cache: {exc}"))
-    return checks
+        return Check(section, name, "fail", f"{where} is not writable: {exc.strerror or exc}")
+    return Check(section, name, "ok", str(where))
+
+
+def _described(size: CacheSize, where: str, now: float, ttl_s: float | None) -> str:
+    if not size.created:
+        return f"empty ({where}: not created yet)"
+    if not size.entries or size.oldest is None or size.newest is None:
+        return f"empty ({where})"
+    entries = "1 entry" if size.entries == 1 else f"{size.entries} entries"
+    kept = f" · kept {_span(ttl_s)}" if ttl_s is not None else ""
+    return (
+        f"{entries} · {_bytes(size.bytes)} · oldest {_span(now - size.oldest)} ago · "
+        f"newest {_span(now - size.newest)} ago{kept} ({where})"
+    )
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _span(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{seconds:.0f}s"
 
 
 async def llm(settings: Settings) -> list[Check]:

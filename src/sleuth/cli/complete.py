@@ -32,9 +32,15 @@ def session_ids(
     ctx: click.Context, param: click.Parameter, incomplete: str
 ) -> list[CompletionItem]:
     """`last` and the newest saved session ids that start with what was typed."""
+    from ..settings import folder, sleuth_home
+    from ..settings.resolve import resolve
     from ..store import SessionStore, sessions_db_path
 
-    path = sessions_db_path()
+    try:  # where runs save (sessions_dir); completion stays silent on a broken setting
+        named = resolve(None, note=lambda message: None).values["sessions_dir"]
+    except SleuthError:
+        named = None
+    path = sessions_db_path(folder(named, sleuth_home()))
     if not path.exists():
         return []
     try:

@@ -13,7 +13,13 @@ from click.core import ParameterSource
 from ..settings.files import config_path
 from ..settings.resolve import Resolved, resolve
 from ..settings.table import SETTINGS
-from .configmap import CONFIGURABLE, chosen_profile, complete_profiles, own_defaults
+from .configmap import (
+    CONFIGURABLE,
+    chosen_config,
+    chosen_profile,
+    complete_profiles,
+    own_defaults,
+)
 from .options import flatten, note, option, table_option
 from .render import echo
 
@@ -27,7 +33,8 @@ class Setting:
 
 @click.group("config")
 def config() -> None:
-    """Inspect the config file ($SLEUTH_HOME/config.toml) and profiles.
+    """Inspect the config file ($SLEUTH_HOME/config.toml, or --config / SLEUTH_CONFIG) and
+    profiles.
 
     Precedence, lowest first: built-in defaults < config file < profile < env < flags.
 
@@ -40,7 +47,8 @@ def config() -> None:
 
 
 @config.command("path")
-def path_cmd() -> None:
+@click.pass_context
+def path_cmd(ctx: click.Context) -> None:
     """Print where the config file is read from (it need not exist).
 
     \b
@@ -48,7 +56,7 @@ def path_cmd() -> None:
       sleuth config path
       $EDITOR "$(sleuth config path)"
     """
-    echo(str(config_path()))
+    echo(str(config_path(None, chosen_config(ctx))))
 
 
 @config.command("show")
@@ -85,7 +93,8 @@ def show_cmd(ctx: click.Context, profile: str | None, command_name: str, as_json
     group = ctx.find_root().command
     assert isinstance(group, click.Group)
     typed = ctx.get_parameter_source("profile") is ParameterSource.COMMANDLINE
-    resolved = resolve(None, profile if typed else chosen_profile(ctx), note=note)
+    chosen = profile if typed else chosen_profile(ctx)
+    resolved = resolve(None, chosen, {"config": chosen_config(ctx)}, note=note)
     settings = effective(group, command_name, resolved)
     if as_json:
         echo(json.dumps(_json(resolved, command_name, settings), indent=2))

@@ -14,8 +14,9 @@ flag's own type.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -27,11 +28,16 @@ from ..settings.resolve import Resolved, resolve
 from ..settings.table import COMMAND_KEYS, SETTINGS
 from .options import env, flatten, note
 
+if TYPE_CHECKING:
+    from ..settings import Settings
+
 # Commands that run with resolved settings (each takes --profile after its name too).
 CONFIGURABLE = (
     "ask", "continue", "rerun", "resume", "search", "doctor", "diff", "graph",
     "serve", "ui", "mcp", "worker", "batch", "eval",
 )  # fmt: skip
+GROUP_CONFIG = "sleuth.group_config"  # a --config given before the command
+COMMAND_CONFIG = "sleuth.command_config"  # one given after it
 GROUP_PROFILE = "sleuth.group_profile"  # a --profile given before the command, in ctx.meta
 COMMAND_PROFILE = "sleuth.command_profile"  # one given after it
 
@@ -40,7 +46,27 @@ def load(ctx: click.Context | None = None, fixed: Mapping[str, Any] | None = Non
     """The running command's settings: defaults < config file < profile < env < typed flags
     (< `fixed`, values the command itself decides)."""
     ctx = ctx or click.get_current_context()
-    return resolve(None, chosen_profile(ctx), {**typed(ctx), **(fixed or {})}, note=note)
+    given = {"config": chosen_config(ctx), **typed(ctx), **(fixed or {})}
+    return resolve(None, chosen_profile(ctx), given, note=note)
+
+
+def store_settings() -> Settings:
+    """Settings for a command that only opens the stores (sessions, show, export): resolved
+    like any run's, so sessions_dir means the same folder; with a broken config file, the
+    environment's alone, with a note (a typo in config.toml must not hide saved sessions)."""
+    from ..settings import Settings
+
+    try:
+        return resolve(None, None, {"config": _group_config()}, note=note).settings()
+    except ConfigError as exc:
+        note(f"{exc}; using the environment's settings")
+        sessions_dir = os.environ.get("SLEUTH_SESSIONS_DIR", "").strip() or None
+        return Settings(sessions_dir=sessions_dir)
+
+
+def _group_config() -> str | None:
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else chosen_config(ctx)
 
 
 def typed(ctx: click.Context) -> dict[str, Any]:
@@ -139,4 +165,34 @@ def profile_option() -> click.Option:
         callback=remember_profile,
         shell_complete=complete_profiles,
         help=PROFILE_HELP,
+    )
+
+
+def chosen_config(ctx: click.Context) -> str | None:
+    """The config file typed after the command, else before it; None: the loader takes
+    SLEUTH_CONFIG, then $SLEUTH_HOME/config.toml."""
+    return ctx.meta.get(COMMAND_CONFIG) or ctx.meta.get(GROUP_CONFIG)
+
+
+def remember_config(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Callback of --config (the group's and a command's): note a file typed there."""
+    if ctx.get_parameter_source("config") is ParameterSource.COMMANDLINE and value is not None:
+        ctx.meta[GROUP_CONFIG if ctx.parent is None else COMMAND_CONFIG] = str(value)
+    return value
+
+
+def config_option() -> click.Option:
+    """--config, from the table's `config` row; like --profile it is read before the command's
+    other settings (it says where they come from), so it is noted here, not typed."""
+    entry = SETTINGS["config"]
+    return click.Option(
+        [entry.flag],
+        metavar=entry.metavar,
+        envvar=entry.env_name,
+        show_envvar=True,
+        is_eager=True,
+        expose_value=False,
+        callback=remember_config,
+        type=click.Path(dir_okay=False),
+        help=entry.help,
     )

@@ -32,19 +32,30 @@ class Row:
         return "behind" if self.found < self.known else "newer"
 
 
-def _sqlite_known() -> dict[str, tuple[str, int]]:
+def _sqlite_known() -> dict[str, tuple[Path, int]]:
+    """Each SQLite schema's file (sessions.db in the sessions folder) and its known version."""
     from ..store import service_schema, sessions
 
+    home = sleuth_home()
     return {
-        "sessions": ("sessions.db", len(sessions.MIGRATIONS)),
-        "service": ("service.db", len(service_schema.MIGRATIONS)),
+        "sessions": (_sessions_db(), len(sessions.MIGRATIONS)),
+        "service": (home / "service.db", len(service_schema.MIGRATIONS)),
     }
 
 
-def _sqlite_rows(home: Path) -> list[Row]:
+def _sessions_db() -> Path:
+    """sessions.db where runs save it: in sessions_dir when one is set."""
+    from ..settings import folder
+    from ..store.sessions import sessions_db_path
+    from .configmap import store_settings
+
+    return sessions_db_path(folder(store_settings().sessions_dir, sleuth_home()))
+
+
+def _sqlite_rows() -> list[Row]:
     rows = []
-    for component, (name, known) in _sqlite_known().items():
-        path, found = home / name, 0
+    for component, (path, known) in _sqlite_known().items():
+        found = 0
         if path.is_file():
             try:
                 with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
@@ -74,7 +85,7 @@ def _where() -> tuple[str, str | None]:
 
 
 def _rows(url: str | None) -> list[Row]:
-    return _sqlite_rows(sleuth_home()) if url is None else _pg_rows(url)
+    return _sqlite_rows() if url is None else _pg_rows(url)
 
 
 def _show(where: str, rows: list[Row], as_json: bool) -> None:
@@ -135,8 +146,10 @@ def migrate_cmd(as_json: bool) -> None:
     where, url = _where()
     if url is None:
         from ..store.service_sqlite import SqliteServiceStore
+        from ..store.sessions import SessionStore
 
-        SqliteServiceStore(sleuth_home())  # migrates service.db and sessions.db on open
+        # Opening migrates: service.db, and sessions.db in the sessions folder.
+        SqliteServiceStore(sleuth_home(), SessionStore(_sessions_db()))
     else:
         from ..store import postgres
         from ..store.schemas import KNOWN

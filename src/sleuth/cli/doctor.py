@@ -28,9 +28,18 @@ Examples:
 
 
 @click.command(epilog=EXAMPLES)
-@table_options("search", *LLM, "browser_executable", "browser_cdp_endpoint", "json")
+@table_options(
+    "search",
+    *LLM,
+    "browser_executable",
+    "browser_cdp_endpoint",
+    "cache_dir",
+    "cache_ttl",
+    "sessions_dir",
+    "json",
+)
 def doctor(**flags: Any) -> None:
-    """Check the environment, cache, LLM endpoint, search backend and browser."""
+    """Check the environment, caches (size and age), LLM endpoint, search backend and browser."""
     resolved = load()
     values = resolved.given("engine")
     checks = with_app(lambda app: app.doctor(**values), resolved.settings())

@@ -16,7 +16,7 @@ import click
 
 from ..errors import SleuthError
 from ..settings.table import flag_name
-from .configmap import CONFIGURABLE, profile_option
+from .configmap import CONFIGURABLE, config_option, profile_option
 from .helpformat import sectioned
 from .hints import hint_for
 from .render import echo
@@ -41,8 +41,10 @@ COMMAND_MODULES = {
     "mcp": "mcp_cmd",
     "verify": "verify_cmd",
     "watch": "watch_cmd",
+    "new-backend": "new_backend_cmd",
 }
-GROUP_VALUE_OPTIONS = ("--profile",)  # group options that take a value: `sleuth --profile X "Q"`
+# Group options that take a value: `sleuth --profile X "Q"`, `sleuth --config FILE "Q"`.
+GROUP_VALUE_OPTIONS = ("--profile", "--config")
 
 
 class DefaultToAsk(click.Group):
@@ -58,8 +60,9 @@ class DefaultToAsk(click.Group):
 
     def _load(self, module: str) -> None:
         for command in importlib.import_module(f"sleuth.cli.{module}").COMMANDS:
-            if command.name in CONFIGURABLE:  # --profile also after the command
+            if command.name in CONFIGURABLE:  # --profile and --config also after the command
                 command.params.append(profile_option())
+                command.params.append(config_option())
             self.add_command(sectioned(command))
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -101,6 +104,7 @@ def cli() -> None:
 # --profile works before the command and after it (an option of each command that resolves
 # settings); both only note the name, and the command's own wins (`configmap.chosen_profile`).
 cli.params.append(profile_option())
+cli.params.append(config_option())
 
 
 class _Stderr(logging.Handler):

@@ -27,6 +27,8 @@ OUTPUT = ("json", "out", "verbose")
 SEARCH = ("search", "search_fallback", "search_lang", "include", "kb", "kb_hybrid")
 READING = (
     "no_cache",
+    "cache_ttl",
+    "cache_dir",
     "browser",
     "browser_executable",
     "browser_cdp_endpoint",
@@ -39,7 +41,7 @@ READING = (
 LLM = ("base_url", "api_key", "model", "api_format", "azure_api_version")
 MODELS = ("plan_model", "critic_model", "context_tokens", "max_cost", "no_cost", "require_llm")
 DEPTH = ("deep", "output", "schema", "tldr", "language")
-SESSION = ("no_sessions", "tag")
+SESSION = ("no_sessions", "tag", "sessions_dir")
 CHECKS = (
     "max_sources",
     "concurrency",
@@ -89,11 +91,13 @@ class CommaList(click.ParamType):  # type: ignore[type-arg]
 def _click_type(entry: Setting) -> Any:
     if entry.kind == "choice":
         return click.Choice(entry.choices)
+    if entry.kind == "path" and entry.metavar == "DIR":  # a folder: Sleuth says what is wrong
+        return click.Path(path_type=Path)
     if entry.kind == "path":
         return click.Path(dir_okay=False, path_type=Path)
     if entry.kind == "list":
         return CommaList()
-    if entry.kind in ("int", "float", "duration", "since", "rounds", "lang"):
+    if entry.kind in ("int", "float", "duration", "since", "rounds", "lang", "money"):
         return TableType(entry)
     return None
 

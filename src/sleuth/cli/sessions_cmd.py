@@ -26,10 +26,9 @@ if TYPE_CHECKING:
 
 def _store() -> SessionStore:
     from ..app.application import Sleuth
-    from ..settings import Settings
+    from .configmap import store_settings
 
-    # The environment says where sessions live; a broken config.toml must not hide them.
-    return Sleuth(Settings()).sessions
+    return Sleuth(store_settings()).sessions
 
 
 def _cost(value: float | None) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast, get_args
 from urllib.parse import urlsplit
 
-from ..errors import ConfigError
+from ..errors import ConfigError, UsageError
 from ..ports import ChatModel
 from ..types import ApiFormat
 from .clients import ClientPool
@@ -87,7 +87,7 @@ class LLMSettings:
             critic_model=env.get("SLEUTH_CRITIC_MODEL") or None,
             timeout_s=_positive(env, "SLEUTH_LLM_TIMEOUT") or 60.0,
             context_tokens=int(_positive(env, "SLEUTH_CONTEXT_TOKENS") or 0) or None,
-            max_cost=_positive(env, "SLEUTH_MAX_COST"),
+            max_cost=_max_cost(env),
             openai_keys=split_keys(env.get("OPENAI_API_KEY")),
             anthropic_keys=split_keys(env.get("ANTHROPIC_API_KEY")),
             google_keys=split_keys(env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")),
@@ -242,6 +242,19 @@ def _api_format(value: str) -> ApiFormat:
         known = ", ".join(get_args(ApiFormat))
         raise ConfigError(f"api format must be one of {known}, got {value!r}")
     return cast(ApiFormat, value)
+
+
+def _max_cost(env: Mapping[str, str]) -> float | None:
+    """SLEUTH_MAX_COST read as its table row reads it ($0.50 too); 0 means no spending."""
+    from ..settings.values import coerce
+
+    raw = (env.get("SLEUTH_MAX_COST") or "").strip()
+    if not raw:
+        return None
+    try:
+        return float(coerce("max_cost", raw))
+    except UsageError as exc:
+        raise ConfigError(f"SLEUTH_MAX_COST: {exc}") from None
 
 
 def _positive(env: Mapping[str, str], name: str) -> float | None:

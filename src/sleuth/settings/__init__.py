@@ -5,7 +5,8 @@
     files.py   config.toml and profiles
     resolve.py the one loader every face uses: defaults < file < profile < env < explicit
     (here)     `Settings`, what the application assembles a run's adapters from; `sleuth_home`,
-               `database_url` (SLEUTH_DATABASE_URL, parsed here and nowhere else)
+               `folder` (cache_dir, sessions_dir), `database_url` (SLEUTH_DATABASE_URL, parsed
+               here and nowhere else)
 
 Kept apart from the engine so the command line can build settings without importing the
 extraction stack (which `--help` and shell completion should not pay for).
@@ -25,6 +26,11 @@ from ..types import ApiFormat, BrowserMode, Guidance, PromptOverrides
 def sleuth_home(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     return Path(env.get("SLEUTH_HOME") or "~/.sleuth").expanduser()
+
+
+def folder(named: str | None, home: Path) -> Path:
+    """A folder setting (`cache_dir`, `sessions_dir`): the one named, else SLEUTH_HOME."""
+    return Path(named).expanduser() if named else home
 
 
 DATABASE_SCHEMES = ("postgresql://", "postgres://")
@@ -72,7 +78,10 @@ class Settings:
     heuristic_hops: bool = False  # two-step triage without an LLM (see CHANGELOG for why off)
     no_cache: bool = False
     refresh_cache: bool = False  # read every page afresh but still store it (rerun)
-    page_cache_ttl_s: float = 3600.0  # how long a read page is served from the page cache
+    cache_ttl: float = 3600.0  # seconds a read page is served from the page cache
+    cache_dir: str | None = None  # the page cache's folder; None: SLEUTH_HOME
+    sessions_dir: str | None = None  # the session store's folder; None: SLEUTH_HOME
+    config: str | None = None  # the config file these came from, when one was named
     fetch_timeout_s: float = 10.0
     max_bytes: int = 5_000_000
     pdf_max_pages: int = 50

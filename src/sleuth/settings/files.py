@@ -70,10 +70,27 @@ class Layers:
     profile_builtin: bool = False
 
 
-def config_path(env: Mapping[str, str] | None = None) -> Path:
+def config_path(env: Mapping[str, str] | None = None, named: str | None = None) -> Path:
+    """The config file: the one `named` (the `config` setting), else SLEUTH_CONFIG's, else
+    $SLEUTH_HOME/config.toml."""
+    import os
+
     from . import sleuth_home
 
-    return sleuth_home(env) / FILE_NAME
+    env = os.environ if env is None else env
+    chosen = named or (env.get("SLEUTH_CONFIG") or "").strip()
+    return Path(chosen).expanduser() if chosen else sleuth_home(env) / FILE_NAME
+
+
+def config_named(env: Mapping[str, str] | None = None, named: str | None = None) -> str | None:
+    """Who named the config file (`config`: a flag or an argument; SLEUTH_CONFIG), or None
+    for the default one. A named file must exist, where the default one may be absent."""
+    import os
+
+    env = os.environ if env is None else env
+    if named:
+        return "config"
+    return "SLEUTH_CONFIG" if (env.get("SLEUTH_CONFIG") or "").strip() else None
 
 
 def normalize_key(key: str) -> str:
@@ -85,14 +102,19 @@ def config_error(path: Path, problem: str, profile: str | None = None) -> Config
     return ConfigError(f"config error in {path}{where}: {problem}")
 
 
-def read_config(path: Path | None = None) -> ConfigFile:
-    """Read and shape-check the file; a missing file is an empty config, not an error."""
+def read_config(path: Path | None = None, *, named_by: str | None = None) -> ConfigFile:
+    """Read and shape-check the file; a missing file is an empty config, not an error, unless
+    it was named (`named_by`: the setting or variable; a typo must not silently drop every
+    setting the user meant to load)."""
     path = config_path() if path is None else path
     try:
         raw = read_regular(path, MAX_CONFIG_BYTES, "config file")
     except LocalFileError as exc:
-        if exc.missing:
+        if exc.missing and named_by is None:
             return ConfigFile(path)
+        if exc.missing:
+            setting = "config" if named_by == "config" else None
+            raise ConfigError(f"{named_by}: no config file at {path}", setting=setting) from exc
         raise config_error(path, f"it {exc.problem}") from exc
     try:
         data = tomllib.loads(raw.decode("utf-8"))
@@ -125,6 +147,10 @@ def _normalized(path: Path, table: Mapping[str, Any], profile: str | None) -> di
             raise config_error(path, f"key '{key}' is given twice", profile)
         if profile is not None and key in ("profile", "profiles"):
             raise config_error(path, f"'{key}' cannot be set inside a profile", profile)
+        if key == "config":  # the file is chosen before it is read
+            raise config_error(
+                path, "'config' cannot be set in a config file (use --config or SLEUTH_CONFIG)"
+            )
         out[key] = value
     return out
 

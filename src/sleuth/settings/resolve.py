@@ -25,7 +25,15 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import UsageError
-from .files import ConfigFile, Layers, config_error, config_path, read_config, select_profile
+from .files import (
+    ConfigFile,
+    Layers,
+    config_error,
+    config_named,
+    config_path,
+    read_config,
+    select_profile,
+)
 from .table import COMMAND_KEYS, RENAMED_ENV, RETIRED_ENV, SETTINGS, Setting, Target
 from .values import coerce
 
@@ -35,7 +43,9 @@ if TYPE_CHECKING:
 Source = Literal["default", "file", "profile", "env", "explicit"]
 Note = Callable[[str], None]
 ALIASES: Mapping[str, str] = MappingProxyType({"tags": "tag"})  # friendly config spellings
-PATH_KEYS = frozenset({"include", "schema", "out", "browser_executable"})
+PATH_KEYS = frozenset(
+    {"include", "schema", "out", "browser_executable", "cache_dir", "sessions_dir"}
+)
 log = logging.getLogger("sleuth.settings")
 
 
@@ -93,7 +103,10 @@ def resolve(
     """The settings of `env` (default: this process's), its config file and `profile`, with
     `explicit` values (None: not given) on top."""
     env = dict(os.environ if env is None else env)
-    config = read_config(config_path(env)) if config is None else config
+    if config is None:
+        named = (explicit or {}).get("config")
+        named = None if named is None else str(coerce("config", named))
+        config = read_config(config_path(env, named), named_by=config_named(env, named))
     layers = select_profile(config, profile or env.get("SLEUTH_PROFILE") or None)
     file, file_own = file_layer(layers.file, layers, None)
     chosen, chosen_own = file_layer(layers.profile, layers, layers.profile_name)

@@ -14,6 +14,7 @@ A setting's `kind` says how its value is written in a flag, a file, a variable o
     since     a date (2024-01-31, 2024) or an age back from today (30d, 2w, 6mo, 1y)
     rounds    `--deep` alone is 2 rounds; `--deep=N` up to N
     lang      a language code: ISO 639-1, optionally with script and region (de, en-GB, zh-Hant)
+    money     an amount in US dollars: 0.50 or $0.50 (at least `low`)
 
 `target` says who consumes it: `engine` (how a run is assembled: backends, reading, models),
 `run` (what one run does), `session` (how it is saved), `output` (how an interface shows it) or
@@ -36,7 +37,18 @@ from ..limits import DEEP_ROUNDS
 from ..types import ApiFormat, AuthorityMode, BrowserMode, Depth, OutputKind
 
 Kind = Literal[
-    "flag", "text", "int", "float", "choice", "list", "path", "duration", "since", "rounds", "lang"
+    "flag",
+    "text",
+    "int",
+    "float",
+    "choice",
+    "list",
+    "path",
+    "duration",
+    "since",
+    "rounds",
+    "lang",
+    "money",
 ]
 Target = Literal["engine", "run", "session", "output", "server"]
 
@@ -149,6 +161,22 @@ _TABLE = (
         "written). The API's no_cache means the same: no answer from the result cache, no page "
         "from the page cache.",
         "engine",
+    ),
+    _s(
+        "cache_ttl",
+        "duration",
+        3600.0,
+        "How long a read page is served from the page cache (e.g. 30min, 1h, 2d).",
+        "engine",
+        metavar="DURATION",
+    ),
+    _s(
+        "cache_dir",
+        "path",
+        None,
+        "Folder of the page cache (cache.db; default: SLEUTH_HOME).",
+        "engine",
+        metavar="DIR",
     ),
     _s(
         "browser",
@@ -270,9 +298,10 @@ _TABLE = (
     ),
     _s(
         "max_cost",
-        "float",
+        "money",
         None,
-        "Stop before the next model call once this much is spent; exit 2.",
+        "Stop before the next model call once this much (US dollars: 0.50 or $0.50) is spent; "
+        "exit 2.",
         "engine",
         low=0.0,
         metavar="USD",
@@ -354,6 +383,23 @@ _TABLE = (
     # ------------------------------------------------------------------ saving
     _s("no_sessions", "flag", False, "Do not save this run as a session.", "session"),
     _s("tag", "list", (), "Label the saved session.", "session", metavar="TAG[,TAG]"),
+    _s(
+        "sessions_dir",
+        "path",
+        None,
+        "Folder of the saved sessions (sessions.db; default: SLEUTH_HOME).",
+        "engine",
+        metavar="DIR",
+    ),
+    _s(
+        "config",
+        "path",
+        None,
+        "The config file to read (default: SLEUTH_HOME/config.toml); one named here must "
+        "exist. Not a key of the file itself.",
+        "engine",
+        metavar="FILE",
+    ),
     # ------------------------------------------------------------------ output
     _s(
         "json",
@@ -491,7 +537,8 @@ SETTINGS: Mapping[str, Setting] = MappingProxyType({s.name: s for s in _TABLE})
 # Read from the environment only (no flag): where Sleuth keeps its files, and intranet research.
 ENV_ONLY: Mapping[str, str] = MappingProxyType(
     {
-        "SLEUTH_HOME": "Where sessions, the page cache and config.toml live (default ~/.sleuth).",
+        "SLEUTH_HOME": "Where sessions, the page cache and config.toml live (default ~/.sleuth) "
+        "unless sessions_dir, cache_dir or config name other places.",
         "SLEUTH_ALLOW_PRIVATE_NETWORK": "1 to research an intranet (metadata addresses stay "
         "refused).",
         "SLEUTH_PROFILE": "The settings profile to apply (like --profile).",

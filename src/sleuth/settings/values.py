@@ -168,6 +168,28 @@ def _check_range(s: Setting, number: float) -> None:
         raise UsageError(f"{s.name} must be {span}, not {number:g}", setting=s.name)
 
 
+MONEY = re.compile(r"^\s*\$?\s*(\d+(?:\.\d*)?|\.\d+)\s*$")
+
+
+def _money(s: Setting, value: Any, note: Note) -> float:
+    """US dollars: a number, or text like `0.50`, `$0.50`, `$ 0.50`. Another currency, a sign
+    or anything else is refused rather than guessed at."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        match = MONEY.match(value) if isinstance(value, str) else None
+        if match is None:
+            raise UsageError(
+                f"{s.name} must be an amount in US dollars like 0.50 or $0.50, not {value!r}",
+                setting=s.name,
+            )
+        number = float(match.group(1))
+    if not math.isfinite(number):
+        raise UsageError(f"{s.name} must be a finite amount, not {value!r}", setting=s.name)
+    _check_range(s, number)
+    return number
+
+
 def _choice(s: Setting, value: Any, note: Note) -> str:
     text = str(value).strip().lower()
     if text not in s.choices:
@@ -243,4 +265,5 @@ _COERCE: dict[str, Callable[[Setting, Any, Note], Any]] = {
     "since": _since,
     "rounds": _rounds,
     "lang": _lang,
+    "money": _money,
 }

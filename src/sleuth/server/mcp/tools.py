@@ -126,7 +126,8 @@ def build(runner: Runner) -> MCPServer:
         ] = None,
         max_sources: Annotated[int | None, Field(ge=1, le=50)] = None,
         max_cost_usd: Annotated[
-            float | None, Field(ge=0, description="Stop model calls at this spend.")
+            float | str | None,
+            Field(description='Stop model calls at this spend, in US dollars: 0.5 or "$0.50".'),
         ] = None,
         max_runtime_s: Annotated[
             float | None, Field(gt=0, le=600, description="Stop the run after this long.")
