@@ -46,6 +46,10 @@ def table_field(name: str) -> Any:
     return Field(default=None, description=entry.help, ge=entry.low, le=entry.high)
 
 
+# A language tag: two letters, an optional script, an optional region (langtag.py).
+LANG_TAG = r"^[A-Za-z]{2}(?:[-_][A-Za-z]{4})?(?:[-_](?:[A-Za-z]{2}|[0-9]{3}))?$"
+
+
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -92,7 +96,13 @@ class Filters(Body):
         default_factory=list, max_length=50, description=SETTINGS["deny_domain"].help
     )
     search_lang: str | None = Field(
-        None, max_length=40, description=SETTINGS["search_lang"].help, examples=["de", "pt-BR"]
+        None,
+        max_length=40,
+        description=SETTINGS["search_lang"].help,
+        examples=["de", "pt-BR"],
+        # The shape, documented; the validator below checks it and the ISO 639-1 list, with a
+        # message naming what is wrong (a pattern failure would only quote the pattern).
+        json_schema_extra={"pattern": LANG_TAG},
     )
 
     @field_validator("freshness")
