@@ -4,7 +4,9 @@ naming a search (no `MISSING:` line) still earns the run's one follow-up search.
 A model's answer states the gap in its own words ("The sources do not state the year it
 opened."), found by the same pattern that grades a not-found answer low. The extractive writer
 cannot say what it lacks, so for it the gap is the answerability check's finding: key terms of
-the question that no kept page mentions, unless the answer is already graded `high`.
+the question that no kept page mentions, when the answer is graded `low` (it says the sources do
+not answer, or its evidence falls short). A `medium` answer that merely lacks a word of the
+question ("(case 17)") is not worth a search round on every run.
 """
 
 from __future__ import annotations
@@ -38,6 +40,6 @@ def find_gap(
     if not extractive:
         said = stated_gap(answer)
         return Gap(said, terms) if said else None
-    if terms and confidence != "high":
+    if terms and confidence == "low":
         return Gap(gap(wanted, sources), terms)
     return None
