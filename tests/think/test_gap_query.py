@@ -73,3 +73,13 @@ async def test_without_a_model_only_missing_terms_make_a_query() -> None:
     planner = HeuristicPlanner()
     assert await planner.gap_query(Q, "no year", ["open", "Portmere"]) == f'"open" "Portmere" {Q}'
     assert await planner.gap_query(Q, "no kept passage gives a date", []) is None
+
+
+async def test_a_requesters_query_instructions_replace_sleuths_for_the_gap_query() -> None:
+    model = FakeChatModel()
+    model.enqueue("harbor lane bridge portmere opened")
+    own = "Write every query in lower case."
+    await ModelPlanner(model, queries=own).gap_query(Q, "no year", ["open"])
+    prompt = model.calls[0][0].content
+    assert own in prompt and "3 to 10 words" not in prompt
+    assert "Reply with the query only" in prompt and "<gap>" in prompt  # the frame stays

@@ -230,8 +230,11 @@ class ModelPlanner:
     async def gap_query(
         self, question: str, gap: str, terms: Sequence[str], *, language: str | None = None
     ) -> str | None:
-        prompt = _guided(self.guidance) + load("gap").format(  # the draft's words: defused
-            question=question, gap=defused(gap), language=_in_language(language)
+        prompt = load("gap").format(  # the draft's words: defused
+            queries=instructions("gap_queries", defused(self.queries)),
+            question=question,
+            gap=defused(gap),
+            language=_in_language(language),
         )
         return parse_query(await complete(self.model, prompt, 100)) or heuristic_gap_query(
             question, terms
