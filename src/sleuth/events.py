@@ -45,6 +45,7 @@ class Planned(Event):
     queries: tuple[str, ...]
     plan: str = "single"
     round: int = 1
+    reason: str = ""  # why a quick run searches again: "follow-up", "gap follow-up"
 
 
 @dataclass(frozen=True, slots=True)

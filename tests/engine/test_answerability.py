@@ -86,10 +86,12 @@ async def test_citation_support_alone_is_not_high() -> None:
 
 async def test_the_models_own_not_found_statement_makes_it_low() -> None:
     model = FakeChatModel()
-    model.enqueue(
+    text = (
         "The sources do not say who designed the Sydney Opera House. They describe the Eiffel "
         "Tower, which was completed in 1889 [1]."
     )
+    model.enqueue(text)
+    model.enqueue(text)  # the rewrite after the gap follow-up finds nothing new says it again
     result = await ask("Who designed the Sydney Opera House?", LLMWriter(model))
     assert result.confidence == "low"
 

@@ -41,6 +41,7 @@ class Trace:
                     "read": 0,
                     "skipped": 0,
                     "duplicates": 0,
+                    **({"reason": event.reason} if event.reason else {}),
                 }
             )
             return

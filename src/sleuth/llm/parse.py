@@ -20,6 +20,7 @@ from typing import Any
 from .thinking import strip_reasoning_text
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+_QUERY_LABEL = re.compile(r"^\s*(?:(?:search\s+)?query\s*:\s*)", re.IGNORECASE)
 _MARKED_LINE = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•+]|\(\d{1,2}\))\s+(.+?)\s*$")
 _LIST_KEYS = (
     "queries",
@@ -62,6 +63,19 @@ def parse_list(text: str) -> list[str]:
         if items:
             return items
     return _clean([m.group(1) for line in text.splitlines() if (m := _MARKED_LINE.match(line))])
+
+
+def parse_query(text: str) -> str:
+    """The one query a model was asked for: a list's first item, else its first line without
+    a "Query:" label or quotes; "" when the reply holds none."""
+    listed = parse_list(text)
+    if listed:
+        return listed[0]
+    for line in strip_reasoning_text(text).splitlines():
+        found = _clean([_QUERY_LABEL.sub("", line)])
+        if found:
+            return found[0]
+    return ""
 
 
 def parse_verdict(text: str) -> Verdict:

@@ -96,12 +96,27 @@ def missing_terms(wanted: Asks, found: frozenset[str] | set[str]) -> list[str]:
     return [word for key, word in wanted.terms.items() if key not in found]
 
 
-def gap(wanted: Asks, sources: Sequence[Source]) -> str:
-    """What the kept pages lack, in a few words: the reason a not-found answer gives."""
+def stated_gap(answer: str) -> str | None:
+    """The first sentence of `answer` that says the sources lack something ("The sources do
+    not state the year it opened."), wherever it stands; None when no sentence says so."""
+    for line in answer.splitlines():
+        for sentence in re.split(r"(?<=[.!?])\s+", line.strip()):
+            if NOT_FOUND.search(sentence):
+                return sentence.strip()
+    return None
+
+
+def absent_terms(wanted: Asks, sources: Sequence[Source]) -> list[str]:
+    """The question's key terms that no kept page's title or passages mention."""
     seen: set[str] = set()
     for s in sources:
         seen |= stems_of(" ".join([s.title, *(p.text for p in s.passages)]))
-    absent = missing_terms(wanted, seen)
+    return missing_terms(wanted, seen)
+
+
+def gap(wanted: Asks, sources: Sequence[Source]) -> str:
+    """What the kept pages lack, in a few words: the reason a not-found answer gives."""
+    absent = absent_terms(wanted, sources)
     if absent:
         return "no kept page mentions " + _listed(absent)
     if wanted.kind:

@@ -1,6 +1,7 @@
 """Planning and critique for deep runs: by a model when one is configured, else by heuristics.
 
-A planner turns the question into 2–4 sub-queries. A critic reads a draft and says whether it
+A planner turns the question into 2–4 sub-queries, and a quick run's stated gap into one
+follow-up query. A critic reads a draft and says whether it
 is complete or which searches would fill its gaps; sentences the citation check found weak are
 the first gaps it is told about. Without a model both work from the question's own terms:
 sub-queries from its parts, gaps from the terms no kept passage covers.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..llm.complete import complete
-from ..llm.parse import Verdict, parse_list, parse_verdict
+from ..llm.parse import Verdict, parse_list, parse_query, parse_verdict
 from ..pipeline.write.defuse import defused
 from ..ports import ChatModel
 from ..prompts import instructions, load
@@ -37,6 +38,13 @@ class Planner(Protocol):
     async def plan(self, question: str, *, language: str | None = None) -> list[str]:
         """Sub-queries for `question`, written in `language` (a language tag) when given and
         the planner can translate; a planner that cannot keeps the question's own words."""
+        ...
+
+    async def gap_query(
+        self, question: str, gap: str, terms: Sequence[str], *, language: str | None = None
+    ) -> str | None:
+        """One search for what an answer says is missing: `gap` in its words, `terms` the
+        question's key terms no kept page mentions; None when there is nothing to search."""
         ...
 
 
@@ -61,6 +69,20 @@ class HeuristicPlanner:
 
     async def plan(self, question: str, *, language: str | None = None) -> list[str]:
         return heuristic_plan(question)
+
+    async def gap_query(
+        self, question: str, gap: str, terms: Sequence[str], *, language: str | None = None
+    ) -> str | None:
+        return heuristic_gap_query(question, terms)
+
+
+def heuristic_gap_query(question: str, terms: Sequence[str]) -> str | None:
+    """The question with the key terms no kept page mentions quoted ahead of it, so a search
+    engine must match them (first, so the length cap never cuts them); without such terms a
+    model-free run has nothing new to search."""
+    if not terms:
+        return None
+    return " ".join([*(f'"{t}"' for t in terms), question.strip()])
 
 
 def heuristic_plan(question: str) -> list[str]:
@@ -204,6 +226,19 @@ class ModelPlanner:
         text = await complete(self.model, prompt, 400)
         queries = [q for q in parse_list(text) if q.strip()]
         return _dedupe(queries) or heuristic_plan(question)
+
+    async def gap_query(
+        self, question: str, gap: str, terms: Sequence[str], *, language: str | None = None
+    ) -> str | None:
+        prompt = load("gap").format(  # the draft's words: defused
+            queries=instructions("gap_queries", defused(self.queries)),
+            question=question,
+            gap=defused(gap),
+            language=_in_language(language),
+        )
+        return parse_query(await complete(self.model, prompt, 100)) or heuristic_gap_query(
+            question, terms
+        )
 
 
 class ModelCritic:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# The prompt's tag names (prompts/*.md): sources, requester's instructions, drafts, reports.
-TAGS = ("sources", "source", "requester", "draft", "report", "old_answer", "new_answer", "system")
+# The prompt's tag names (prompts/*.md): sources, requester's instructions, drafts, reports,
+# and the gap a draft says it has (the gap check's planner prompt).
+TAGS = ("sources", "source", "requester", "draft", "report", "old_answer", "new_answer", "system",
+        "gap")  # fmt: skip
 _BRACKET = r"(?:<|&lt;?|&#0*60;?|&#x0*3c;?)"
 _TAG = re.compile(_BRACKET + r"[\s_]*(/?)[\s_]*(" + "|".join(TAGS) + r")(?![a-z])", re.IGNORECASE)
 # Each maps one character to one, so positions in the folded copy are positions in the text.
