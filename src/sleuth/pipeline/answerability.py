@@ -116,7 +116,11 @@ def absent_terms(wanted: Asks, sources: Sequence[Source]) -> list[str]:
 
 def gap(wanted: Asks, sources: Sequence[Source]) -> str:
     """What the kept pages lack, in a few words: the reason a not-found answer gives."""
-    absent = absent_terms(wanted, sources)
+    return gap_of(wanted, absent_terms(wanted, sources))
+
+
+def gap_of(wanted: Asks, absent: Sequence[str]) -> str:
+    """`gap`, given the question's terms no kept page mentions."""
     if absent:
         return "no kept page mentions " + _listed(absent)
     if wanted.kind:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..types import Confidence, Source
-from .answerability import absent_terms, gap, stated_gap
+from .answerability import absent_terms, gap_of, stated_gap
 from .asks import asks
 
 
@@ -36,10 +36,10 @@ def find_gap(
     """The gap `answer` leaves, or None. `answer` is the writer's cleaned text (no citation
     health footer, no `MISSING:` line)."""
     wanted = asks(question)
-    terms = tuple(absent_terms(wanted, sources))
     if not extractive:
         said = stated_gap(answer)
-        return Gap(said, terms) if said else None
-    if terms and confidence == "low":
-        return Gap(gap(wanted, sources), terms)
-    return None
+        return Gap(said, tuple(absent_terms(wanted, sources))) if said else None
+    if confidence != "low":
+        return None
+    terms = tuple(absent_terms(wanted, sources))
+    return Gap(gap_of(wanted, terms), terms) if terms else None
