@@ -11,3 +11,11 @@ from .replay import ReplayServer
 def replay() -> Iterator[ReplayServer]:
     with ReplayServer() as server:
         yield server
+
+
+@pytest.fixture
+def replay_env(replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> ReplayServer:
+    """The replay server with every backend's endpoint variable pointed at it."""
+    for name, value in replay.env().items():
+        monkeypatch.setenv(name, value)
+    return replay

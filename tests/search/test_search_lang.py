@@ -5,7 +5,6 @@ replay server (or, for ddgs, the library boundary) received — and one without 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,14 +18,6 @@ from sleuth.search.spec import build_search
 from sleuth.settings.values import coerce
 from tests.cli.helpers import run
 from tests.search.replay import ReplayServer
-
-
-@pytest.fixture
-def replay_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
-    with ReplayServer() as replay:
-        for name, value in replay.env().items():
-            monkeypatch.setenv(name, value)
-        yield replay
 
 
 def preview(backend: str, lang: str | None, capsys: pytest.CaptureFixture[str]) -> list[Any]:
