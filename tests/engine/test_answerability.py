@@ -154,3 +154,22 @@ def test_two_named_things_chain_a_question_and_titles_with_and_do_not(
     from sleuth.pipeline.asks import asks
 
     assert asks(question).chained is chained
+
+
+async def test_a_missing_subject_term_is_never_beside_high() -> None:
+    """ "Zephyr" names the question's subject and no cited passage says it: the reason names it
+    and the grade cannot be high, however well the rest of the sentence fits."""
+    model = FakeChatModel()
+    model.enqueue("Construction of the Eiffel Tower was completed in 1889 [1].")
+    result = await ask("When was the Zephyr Eiffel Tower completed?", LLMWriter(model))
+    assert "the cited passage does not mention 'zephyr'" in result.confidence_reasons
+    assert result.confidence != "high"
+
+
+async def test_a_missing_frame_word_is_not_named_and_does_not_cap_the_grade() -> None:
+    """ "finished" says how the question relates to its subject; the passage's "completed"
+    answers it. Only subject terms are named as missing."""
+    result = await ask("When was the Eiffel Tower finished?")
+    assert (result.answer or "").startswith("Construction of the Eiffel Tower was completed in")
+    assert not any("does not mention" in r for r in result.confidence_reasons)
+    assert result.confidence == "high"

@@ -29,7 +29,7 @@ class Check:
 
 
 async def run_checks(home: Path, settings: Settings) -> list[Check]:
-    checks = environment() + plugins() + storage(home, settings)
+    checks = environment() + plugins() + reader() + storage(home, settings)
     checks += await llm(settings)
     checks += await probe(settings)
     return checks + await browser(settings)
@@ -41,6 +41,17 @@ def environment() -> list[Check]:
         Check("environment", "platform", "info", f"{platform.system()} {platform.machine()}"),
         Check("environment", "sleuth", "info", version("sleuth")),
     ]
+
+
+def reader() -> list[Check]:
+    """Which reader picks and grades the answer's lead: the cross-encoder or the lexical head."""
+    from ..extras import install_hint
+    from ..pipeline.reader import reader as active
+
+    if active().encoder is not None:
+        return [Check("reader", "cross-encoder", "ok", "MiniLM-L6 int8 ONNX, in process")]
+    hint = f"lexical head; the cross-encoder needs the reader extra: {install_hint('reader')}"
+    return [Check("reader", "lexical", "info", hint)]
 
 
 def plugins() -> list[Check]:

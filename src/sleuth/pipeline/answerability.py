@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from ..types import Confidence, Source, Verification
 from .asks import Asks, asks, coverage, shape_spans
 from .cite import Claim, claims
+from .reader import reader
 from .support import context_of, stems_of
 
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
@@ -93,7 +94,8 @@ def says_not_found(answer: str) -> bool:
 
 
 def missing_terms(wanted: Asks, found: frozenset[str] | set[str]) -> list[str]:
-    return [word for key, word in wanted.terms.items() if key not in found]
+    """The question's subject terms (its key terms but the frame words) not in `found`."""
+    return [word for key, word in wanted.subject.items() if key not in found]
 
 
 def stated_gap(answer: str) -> str | None:
@@ -107,11 +109,12 @@ def stated_gap(answer: str) -> str | None:
 
 
 def absent_terms(wanted: Asks, sources: Sequence[Source]) -> list[str]:
-    """The question's key terms that no kept page's title or passages mention."""
+    """The question's key terms, frame words included, that no kept page's title or passages
+    mention: what a follow-up search can look for ("opened" when no page says when)."""
     seen: set[str] = set()
     for s in sources:
         seen |= stems_of(" ".join([s.title, *(p.text for p in s.passages)]))
-    return missing_terms(wanted, seen)
+    return [word for key, word in wanted.terms.items() if key not in seen]
 
 
 def gap(wanted: Asks, sources: Sequence[Source]) -> str:
@@ -146,10 +149,13 @@ def assess(
     own = [by_number[n] for n in lead.numbers if n in by_number] if lead else []
     if lead is None or not own:
         return Assessment("low", ("no sentence cites a source",))
-    found = stems_of(" ".join([lead.sentence, *(context_of(lead.sentence, s) for s in own)]))
+    found = stems_of(
+        " ".join([lead.sentence, *(f"{s.title} {context_of(lead.sentence, s)}" for s in own)])
+    )
     evidence = _evidence(wanted, lead, found, sources)
-    checks = _Checks(lead, own, verification, missing, answer)
-    grade = _grade(wanted, evidence, checks)
+    chance = reader().lead_chance(question, lead.sentence, lead.numbers, sources)
+    checks = _Checks(lead, own, verification, missing, answer, chance)
+    grade = _grade(wanted, evidence, checks, found)
     against, for_it = _reasons(wanted, evidence, checks, found, sources)
     return Assessment(grade, tuple(for_it + against if grade == "high" else against + for_it))
 
@@ -168,6 +174,7 @@ class _Checks:
     verification: Verification
     missing: str | None
     answer: str
+    chance: float  # the reader's probability that the lead claim answers the question
 
     @property
     def lead_supported(self) -> bool:
@@ -190,16 +197,18 @@ class _Checks:
         return all(not s.snippet for s in self.own)
 
 
-def _grade(wanted: Asks, evidence: Evidence, checks: _Checks) -> Confidence:
+def _grade(wanted: Asks, evidence: Evidence, checks: _Checks, found: set[str]) -> Confidence:
     if not evidence.answers or not checks.lead_supported:
         return "low"
     if (
         evidence.score >= HIGH_AT
+        and checks.chance >= reader().high_at
         and checks.read
         and checks.share >= SUPPORTED_SHARE
         and not wanted.chained
         and (not wanted.yes_no or checks.says_yes_no)
         and not checks.missing
+        and not missing_terms(wanted, found)
     ):
         return "high"
     return "medium"

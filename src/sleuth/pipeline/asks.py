@@ -87,6 +87,31 @@ ASKING_WORDS = frozenset(
     "first last".split()
 )
 
+# Words that say how the question relates its subject to the answer — "who *wrote* the book",
+# "when did it *come out*", "what *part* of the brain", "the *new* season" — rather than what it
+# is about. A page answers in other words ("its author", "was released", "the region"), so a
+# passage not saying one is no sign it is about something else: the answerability check names
+# only the other key terms, the question's subject, as missing.
+FRAME_WORDS = frozenset(
+    """come came go went get got make made take took give gave play plays played sing sang sung
+    write wrote written star starred perform performed win won lead led start started begin
+    began end ended happen happened die died live lived born locate located build built invent
+    invented discover discovered release released air aired premiere premiered become became
+    decide decides mean means call use used say said run ran hold held work worked move moved
+    cost costs stand represent belong originate produce produced direct directed create created
+    own owned open opened close closed set appear appeared voice voiced portray portrayed kill
+    killed marry married sign signed introduce introduced establish established pass passed
+    according include includes involve affect affected happen occur occurred mark marked
+    finish finished complete completed construct constructed keep keeps kept retain store stored
+    last lasts need needs require requires required allow allows allowed show shows shown
+    change changed reach reached leave left bring brought send sent pay paid buy bought sell sold
+    movie film song show series book novel album season episode part form type kind purpose
+    meaning role character term word version new current originally actually really usually
+    play go""".split()
+)
+WHO_VERB = re.compile(r"^\s*who\s+([a-z]+)", re.I)  # "who wrote ...": the relation, not the subject
+AUXILIARIES = frozenset("is was are were has have had did does do will would can could".split())
+
 
 @dataclass(frozen=True, slots=True)
 class Asks:
@@ -96,6 +121,12 @@ class Asks:
     kind: str | None  # "a date", "a number"...: how reasons name the shape
     chained: bool = False  # two facts needed (a relative clause, a comparison, two names)
     yes_no: bool = False  # "is/are/did ...?": the answer must say yes or no
+    frame: frozenset[str] = frozenset()  # key terms that relate rather than name (FRAME_WORDS)
+
+    @property
+    def subject(self) -> dict[str, str]:
+        """The key terms that name what the question is about: all but its frame words."""
+        return {k: w for k, w in self.terms.items() if k not in self.frame}
 
 
 def asks(question: str) -> Asks:
@@ -105,17 +136,27 @@ def asks(question: str) -> Asks:
             terms.setdefault(stem(word), word)
     chained = bool(CHAINED.search(question) or TWO_NAMES.search(question))
     yes_no = bool(YES_NO.search(question))
+    frame = _frame(question, terms)
     for asked, shape, kind in ANSWER_TYPES:
         if asked.search(question):
-            return Asks(question, terms, shape, kind, chained, yes_no)
-    return Asks(question, terms, None, None, chained, yes_no)
+            return Asks(question, terms, shape, kind, chained, yes_no, frame)
+    return Asks(question, terms, None, None, chained, yes_no, frame)
+
+
+def _frame(question: str, terms: dict[str, str]) -> frozenset[str]:
+    frame = {key for key, word in terms.items() if word in FRAME_WORDS or word.endswith("ly")}
+    verb = WHO_VERB.match(question)
+    if verb and verb.group(1).lower() not in AUXILIARIES:
+        frame.add(stem(verb.group(1).lower()))
+    return frozenset(frame) & terms.keys()
 
 
 def coverage(wanted: Asks, found: frozenset[str] | set[str]) -> float:
     """The share of the question's key terms (stems) among `found`."""
-    if not wanted.terms:
+    terms = wanted.subject or wanted.terms
+    if not terms:
         return 1.0
-    return sum(1 for key in wanted.terms if key in found) / len(wanted.terms)
+    return sum(1 for key in terms if key in found) / len(terms)
 
 
 def answer_shape(question: str) -> re.Pattern[str] | None:

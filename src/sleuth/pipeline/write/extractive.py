@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from ...ports import WriteTask
 from ...text import clip
 from ...types import Source
-from ..answerability import Evidence, gap, subject_cover
+from ..answerability import gap
 from ..asks import Asks, asks
-from .sentences import Candidate, Scored, score, sentences, title_cover
+from ..reader import reader
+from ..sentences import Candidate, Scored, score, sentences, title_cover
 
 NOTICE = (
     "no LLM configured: extractive answer from the sources "
@@ -31,10 +32,9 @@ NOTICE = (
     "one)"
 )
 REPEAT_JACCARD = 0.6
-FILLER = 0.3  # a sentence scoring under this share of the lead's score is filler
+BEARING = 0.25  # a sentence the reader rates under this share of the lead does not bear on it
 RELATED_COVERAGE = 0.34  # a not-found answer quotes sentences naming a third of the key terms
 RELATED_SENTENCES = 4
-LEAD_POOL = 5  # the lead is the best of the top sentences that passes the evidence test
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -48,35 +48,35 @@ class Composition:
     answered: bool
     chosen: list[Candidate]  # the lead first, then the rest in reading order
     opening: str = ""  # the sources-do-not-contain-it sentence, when not answered
+    chance: float = 0.0  # the reader's probability that the lead answers
 
 
 def compose(sources: Sequence[Source], question: str, limit: int) -> Composition:
     wanted = asks(question)
-    ranked = sorted(
-        score(sentences(sources), wanted, title_cover(sources, wanted)), key=lambda s: -s.value
-    )
+    titles = title_cover(sources, wanted)
+    ranked = sorted(score(sentences(sources), wanted, titles), key=lambda s: -s.value)
     if not ranked:  # no whole sentence at all (snippet fragments): nothing to judge
         return Composition(False, [])
-    subject = subject_cover(wanted, sources)
-    answering = [s for s in ranked[:LEAD_POOL] if Evidence(s.coverage, subject, s.typed).answers]
-    if answering:
-        lead = answering[0]
-        others = [s for s in ranked if s is not lead]
-        picked = [lead.cand, *_distinct(others, limit - 1, FILLER * lead.value, [lead.cand])]
+    model = reader()
+    read = model.read(ranked, wanted, sources)
+    answering = [(p, s) for p, s in read if s.typed is not False]
+    chance, lead = answering[0] if answering else read[0]
+    if answering and chance >= model.answers_at:
+        bearing = [s for p, s in read if s is not lead and p >= BEARING * chance]
+        picked = [lead.cand, *_distinct(bearing, limit - 1, [lead.cand])]
         rest = sorted(picked[1:], key=lambda c: (c.number, c.offset))
-        return Composition(True, picked[:1] + rest)
-    lead = ranked[0]
-    related = [s for s in ranked if s.coverage >= RELATED_COVERAGE]
-    chosen = _distinct(related, RELATED_SENTENCES, floor=FILLER * lead.value)
-    return Composition(False, chosen, not_found(wanted, sources))
+        return Composition(True, picked[:1] + rest, chance=chance)
+    related = [s for _, s in read if s.coverage >= RELATED_COVERAGE]
+    chosen = _distinct(related, RELATED_SENTENCES)
+    return Composition(False, chosen, not_found(wanted, sources), chance)
 
 
 def _distinct(
-    ranked: Sequence[Scored], limit: int, floor: float, taken: Sequence[Candidate] = ()
+    ranked: Sequence[Scored], limit: int, taken: Sequence[Candidate] = ()
 ) -> list[Candidate]:
     picked: list[Candidate] = []
     for item in ranked:
-        if len(picked) >= limit or item.value < floor or item.value <= 0:
+        if len(picked) >= limit:
             break
         if not any(
             _jaccard(item.cand.tokens, p.tokens) >= REPEAT_JACCARD for p in (*taken, *picked)
@@ -172,21 +172,17 @@ class ExtractiveWriter:
         yield render(composition)
 
     def _report(self, task: WriteTask) -> list[str]:
-        """An overview, then one section per aspect (sub-query) or, without aspects, per source;
-        a section whose sentences name under half of its terms is left out, rather than filled
-        with whatever the pages say."""
+        """An overview, then one section per aspect of the question (the plan's sub-queries);
+        without aspects, one section of what else the sources say that bears on the question.
+        A section is never named after a page, and one with no sentence the reader takes to
+        bear on its aspect is left out rather than filled with whatever the pages say."""
         overview = compose(task.sources, task.question, 3)
         parts = ["## Overview\n\n" + (render(overview) or fallback(task)) + "\n"]
         used = {c.text for c in overview.chosen}
-        sections: list[tuple[str, list[Source]]] = (
-            [(aspect, list(task.sources)) for aspect in task.aspects]
-            if task.aspects
-            else [(s.title.strip() or s.url, [s]) for s in task.sources]
-        )
-        for heading, sources in sections:
-            query = heading if task.aspects else task.question
-            found = compose(sources, query, 3 + len(used))
-            own = [c for c in found.chosen if c.text not in used][:3]
+        sections = [(a, a) for a in task.aspects] or [("More from the sources", task.question)]
+        for heading, query in sections:
+            found = compose(task.sources, query, 3 + len(used))
+            own = [c for c in found.chosen if c.text not in used][:3] if found.answered else []
             used.update(c.text for c in own)
             if own:
                 parts.append(f"\n## {heading[:1].upper()}{heading[1:]}\n\n{paragraphs(own)}\n")

@@ -18,9 +18,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ...text import content_tokens, paragraph_spans, split_sentences, stem
-from ...types import Source
-from ..asks import Asks, coverage, has_shape
+from ..text import content_tokens, paragraph_spans, split_sentences, stem
+from ..types import Source
+from .asks import Asks, coverage, has_shape
 
 MIN_WORDS, MAX_WORDS = 5, 80
 # The asked-for answer shape present / no shape asked / absent.

@@ -1,0 +1,167 @@
+"""The reader's cross-encoder: MiniLM-L6 fine-tuned to score (question, sentence) pairs.
+
+The model (int8 ONNX) and its vocabulary ship in `models/`; it runs in process on the CPU
+through onnxruntime (the `reader` extra). Nothing is downloaded. The tokenizer is BERT's
+uncased WordPiece, written here so the run needs only numpy and onnxruntime (checked token for
+token against the `tokenizers` implementation when the model was trained: bench/reader_ce.py).
+Without the extra, `shipped_encoder()` is None and the reader uses its lexical head.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..extras import installed
+
+MODEL = "models/reader-ce.int8.onnx"
+VOCAB = "models/vocab.txt"
+MAX_LEN = 96  # tokens in a pair: [CLS] question [SEP] title: sentence [SEP]
+MAX_QUESTION = 40
+THREADS = 1  # per run; runs in parallel use the other cores
+
+
+def _punctuation(c: str) -> bool:
+    o = ord(c)
+    return (
+        33 <= o <= 47
+        or 58 <= o <= 64
+        or 91 <= o <= 96
+        or 123 <= o <= 126
+        or (unicodedata.category(c).startswith("P"))
+    )
+
+
+def _cjk(o: int) -> bool:
+    return (
+        0x4E00 <= o <= 0x9FFF
+        or 0x3400 <= o <= 0x4DBF
+        or 0x20000 <= o <= 0x2CEAF
+        or 0xF900 <= o <= 0xFAFF
+        or 0x2F800 <= o <= 0x2FA1F
+    )
+
+
+class WordPiece:
+    """BERT's uncased tokenizer: clean, split CJK, strip accents, lower-case, split on spaces
+    and punctuation, then the longest vocabulary piece first ("##" inside a word)."""
+
+    def __init__(self, vocab: Sequence[str]) -> None:
+        self.ids = {word: i for i, word in enumerate(vocab)}
+        self.unknown, self.cls, self.sep = self.ids["[UNK]"], self.ids["[CLS]"], self.ids["[SEP]"]
+        self.pad = self.ids["[PAD]"]
+        self._pieces: dict[str, list[int]] = {}
+
+    def encode(self, text: str) -> list[int]:
+        out: list[int] = []
+        for word in self._words(text):
+            out += self._word(word)
+        return out
+
+    def pair(self, question: list[int], text: list[int]) -> tuple[list[int], list[int]]:
+        """[CLS] question [SEP] text [SEP], the question capped and the text cut to fit."""
+        question = question[:MAX_QUESTION]
+        text = text[: max(0, MAX_LEN - 3 - len(question))]
+        ids = [self.cls, *question, self.sep, *text, self.sep]
+        return ids, [0] * (len(question) + 2) + [1] * (len(text) + 1)
+
+    def _words(self, text: str) -> list[str]:
+        kept = []
+        for c in text:
+            category = unicodedata.category(c)
+            if c in "\x00\ufffd" or (category.startswith("C") and c not in "\t\n\r"):
+                continue
+            if c.isspace() or category == "Zs":
+                kept.append(" ")
+            else:
+                kept.append(f" {c} " if _cjk(ord(c)) else c)
+        plain = unicodedata.normalize("NFD", "".join(kept))
+        plain = "".join(c for c in plain if unicodedata.category(c) != "Mn").lower()
+        words: list[str] = []
+        for token in plain.split():
+            current = ""
+            for c in token:
+                if _punctuation(c):
+                    words += [current, c] if current else [c]
+                    current = ""
+                else:
+                    current += c
+            if current:
+                words.append(current)
+        return words
+
+    def _word(self, word: str) -> list[int]:
+        known = self._pieces.get(word)
+        if known is not None:
+            return known
+        pieces: list[int] = []
+        start = 0
+        while start < len(word) and len(word) <= 100:
+            end = len(word)
+            while end > start:
+                piece = word[start:end] if start == 0 else "##" + word[start:end]
+                if piece in self.ids:
+                    pieces.append(self.ids[piece])
+                    break
+                end -= 1
+            if end == start:
+                pieces = []
+                break
+            start = end
+        pieces = pieces or [self.unknown]
+        if len(self._pieces) < 100_000:
+            self._pieces[word] = pieces
+        return pieces
+
+
+class CrossEncoder:
+    """Scores (question, "title: sentence") pairs with the ONNX model: logits, higher likelier
+    to answer."""
+
+    def __init__(self, model: Path, vocab: Path, threads: int = THREADS) -> None:
+        import numpy as np
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._np = np
+        self._session: Any = ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self.tokens = WordPiece(vocab.read_text(encoding="utf-8").splitlines())
+
+    def score(self, question: str, texts: Sequence[str], titles: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        np = self._np
+        asked = self.tokens.encode(question)
+        pairs = [
+            self.tokens.pair(asked, self.tokens.encode(f"{title}: {text}" if title else text))
+            for text, title in zip(texts, titles, strict=True)
+        ]
+        width = max(len(ids) for ids, _ in pairs)
+        ids = np.full((len(pairs), width), self.tokens.pad, dtype=np.int64)
+        mask = np.zeros((len(pairs), width), dtype=np.int64)
+        types = np.zeros((len(pairs), width), dtype=np.int64)
+        for i, (row, kinds) in enumerate(pairs):
+            ids[i, : len(row)], mask[i, : len(row)], types[i, : len(kinds)] = row, 1, kinds
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        (logits,) = self._session.run(None, feed)
+        return [float(v) for v in logits.reshape(-1)]
+
+
+@cache
+def shipped_encoder() -> CrossEncoder | None:
+    """The packaged cross-encoder, or None without the `reader` extra."""
+    if not installed("reader"):
+        return None
+    root = resources.files(__package__)
+    model, vocab = Path(str(root.joinpath(MODEL))), Path(str(root.joinpath(VOCAB)))
+    if not model.is_file():
+        return None
+    return CrossEncoder(model, vocab)

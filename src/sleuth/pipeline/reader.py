@@ -1,0 +1,222 @@
+"""The reader: a small learned model of "this sentence answers the question" (issue 25).
+
+Two heads, one active. Both are logistic models over features the extractive writer already
+measures — the question's subject terms in the sentence and around it, the asked-for answer
+shape, the page's title, the passage's relevance, where the sentence stands in its page and in
+the run's word-overlap ranking. With the `reader` extra installed, the second head adds the
+score of a cross-encoder (MiniLM-L6 fine-tuned on (question, sentence) pairs, int8 ONNX, shipped
+in the package: `crossenc.py`), which reads the sentence against the question instead of
+counting shared words. Weights, thresholds and training figures are in `reader.json`, written
+by `python -m bench.reader train` (docs/reader.md is the model card).
+
+`Reader.read` orders a run's sentences by the probability that they hold the answer; that
+probability decides whether the extractive writer answers or says the sources do not
+(`answers_at`), and whether any writer's lead claim can be graded `high` (`high_at`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from typing import Any, Protocol
+
+from ..types import Source
+from .asks import Asks, asks
+from .sentences import Scored, score, sentences, stems, title_cover
+
+PRONOUN_START = re.compile(r"^(?:It|He|She|They|This|These|Its|His|Her|Their)\b")
+NAMES = re.compile(r"(?<!^)\b[A-Z][\w'’-]+")
+YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
+KINDS = ("a duration", "a date", "a number", "a place", "a name")
+WEIGHTS = "reader.json"
+READ = 40  # sentences the lexical head reads, best word overlap first
+ENCODED = 16  # sentences the cross-encoder reads (its cost grows with each)
+
+FEATURES = (
+    "near_coverage",
+    "own_coverage",
+    "title_cover",
+    "subject_cover",
+    "typed",
+    "untyped",
+    "relevance",
+    "novelty",
+    "passage_rank",
+    "page_position",
+    "length",
+    "search_rank",
+    "lexical_share",
+    "lexical_rank",
+    "pronoun_start",
+    "new_names",
+    "year",
+    *(f"typed_{k.split()[-1]}" for k in KINDS),
+)
+
+
+def features(
+    item: Scored, wanted: Asks, title: float, subject: float, best: float, rank: int
+) -> list[float]:
+    """The lexical head's inputs for one scored sentence, in the order of FEATURES."""
+    c = item.cand
+    terms = set(wanted.subject or wanted.terms)
+    novelty = len(c.tokens - set(wanted.terms)) / max(1, len(c.tokens))
+    asked = {m.lower() for m in NAMES.findall(wanted.question)}
+    said = {m.lower() for m in NAMES.findall(c.text)}
+    return [
+        item.coverage,
+        len(c.tokens & terms) / max(1, len(terms)),
+        title,
+        subject,
+        1.0 if item.typed else 0.0,
+        1.0 if item.typed is False else 0.0,
+        c.relevance,
+        min(novelty, 1.0),
+        1.0 / (1 + c.passage_rank),
+        1.0 / (1 + c.offset / 500),
+        min(len(c.text.split()) / 40, 2.0),
+        1.0 / c.number,
+        item.value / best if best > 0 else 0.0,
+        1.0 / (1 + rank),
+        1.0 if PRONOUN_START.match(c.text) else 0.0,
+        min(len(said - asked) / 5, 1.0),
+        1.0 if YEAR.search(c.text) else 0.0,
+        *(1.0 if item.typed and wanted.kind == kind else 0.0 for kind in KINDS),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A logistic model: weights over its inputs and a bias, with its two thresholds."""
+
+    weights: tuple[float, ...]
+    bias: float
+    answers_at: float  # the lead is taken to answer from this probability
+    high_at: float  # the lead can earn `high` from this probability
+
+    def probability(self, x: Sequence[float]) -> float:
+        z = self.bias + sum(w * v for w, v in zip(self.weights, x, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "weights": list(self.weights),
+            "bias": self.bias,
+            "answers_at": self.answers_at,
+            "high_at": self.high_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Head:
+        return cls(
+            tuple(float(w) for w in data["weights"]),
+            float(data["bias"]),
+            float(data["answers_at"]),
+            float(data["high_at"]),
+        )
+
+
+class Encoder(Protocol):
+    """Scores (question, sentence on its page) pairs: higher is likelier to answer."""
+
+    def score(self, question: str, texts: Sequence[str], titles: Sequence[str]) -> list[float]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    head: Head
+    encoder: Encoder | None = None
+
+    @property
+    def name(self) -> str:
+        return "cross-encoder" if self.encoder is not None else "lexical"
+
+    @property
+    def answers_at(self) -> float:
+        return self.head.answers_at
+
+    @property
+    def high_at(self) -> float:
+        return self.head.high_at
+
+    def read(
+        self, ranked: Sequence[Scored], wanted: Asks, sources: Sequence[Source]
+    ) -> list[tuple[float, Scored]]:
+        """The best of `ranked` (best word overlap first), each with the probability that it
+        answers the question, the likeliest first."""
+        titles = title_cover(sources, wanted)
+        subject = max(titles.values(), default=0.0)
+        best = ranked[0].value if ranked else 0.0
+        top = ranked[: ENCODED if self.encoder is not None else READ]
+        xs = [
+            features(s, wanted, titles.get(s.cand.number, 0.0), subject, best, i)
+            for i, s in enumerate(top)
+        ]
+        if self.encoder is not None and top:
+            pages = {s.number: s.title for s in sources}
+            texts = [s.cand.text for s in top]
+            scores = self.encoder.score(
+                wanted.question, texts, [pages.get(s.cand.number, "") for s in top]
+            )
+            xs = [[*x, v] for x, v in zip(xs, scores, strict=True)]
+        read = [(self.head.probability(x), s) for x, s in zip(xs, top, strict=True)]
+        return sorted(read, key=lambda pair: -pair[0])
+
+    def lead_chance(
+        self, question: str, sentence: str, numbers: Sequence[int], sources: Sequence[Source]
+    ) -> float:
+        """The probability that `sentence`, citing `numbers`, answers `question`: any writer's
+        lead claim. A quoted sentence is read where it stands; a model's own words are read in
+        the place of the cited page's sentence they share most words with."""
+        wanted = asks(question)
+        titles = title_cover(sources, wanted)
+        ranked = sorted(score(sentences(sources), wanted, titles), key=lambda s: -s.value)
+        pool = [s for s in ranked if s.cand.number in numbers]
+        if not pool:
+            return 0.0
+        own = stems(sentence)
+        cand = max(pool, key=lambda s: _overlap(own, s.cand.tokens)).cand
+        if own != cand.tokens:
+            context = (cand.context | cand.tokens) - own
+            cand = replace(cand, text=sentence, tokens=own, context=context)
+        item = score([cand], wanted, titles)[0]
+        rank = sum(1 for s in ranked if s.value > item.value)
+        return self._one(item, wanted, sources, ranked[0].value, rank)
+
+    def _one(
+        self, item: Scored, wanted: Asks, sources: Sequence[Source], best: float, rank: int
+    ) -> float:
+        titles = title_cover(sources, wanted)
+        subject = max(titles.values(), default=0.0)
+        x = features(item, wanted, titles.get(item.cand.number, 0.0), subject, best, rank)
+        if self.encoder is not None:
+            title = next((s.title for s in sources if s.number == item.cand.number), "")
+            x.append(self.encoder.score(wanted.question, [item.cand.text], [title])[0])
+        return self.head.probability(x)
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def load(data: dict[str, Any], encoder: Encoder | None) -> Reader:
+    """The reader `reader.json` describes: its cross-encoder head when an encoder is given."""
+    if list(data["features"]) != list(FEATURES):
+        raise ValueError("reader.json was trained on other features: retrain it")
+    if encoder is not None and "cross_encoder" in data:
+        return Reader(Head.from_json(data["cross_encoder"]), encoder)
+    return Reader(Head.from_json(data["lexical"]))
+
+
+@cache
+def reader() -> Reader:
+    """The shipped reader: the cross-encoder head when the `reader` extra is installed."""
+    from .crossenc import shipped_encoder
+
+    text = resources.files(__package__).joinpath(WEIGHTS).read_text(encoding="utf-8")
+    return load(json.loads(text), shipped_encoder())
