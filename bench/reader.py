@@ -2,6 +2,9 @@
 
     python -m bench.reader train            # collect evidence on the offline web, then fit
     python -m bench.reader train --evidence nq.jsonl nq-hidden.jsonl   # fit only
+    python -m bench.reader pairs --evidence ... --out pairs.jsonl   # the cross-encoder's data
+
+`make reader-train` runs the whole recipe (docs/reader.md).
 
 Evidence comes from `bench.replay collect`: the kept sources of a quick run for each NQ dev
 question, and for its unanswerable variant (gold pages hidden). Every sentence the extractive
@@ -10,9 +13,8 @@ question), and each head — lexical, and with the cross-encoder's score when th
 is installed — is a logistic model with an L2 penalty fitted by Newton's method (numpy). The
 questions bench.replay's figures are quoted on (seeds 1 and 2, 200 each) are left out, so those
 figures are measured on questions neither the heads nor the cross-encoder (bench/reader_ce.py)
-saw. Thresholds are set on the training questions: `answers_at` so that, with the writer's
-evidence gate, DECLINE_SHARE of the unanswerable ones are declined; `high_at` the lowest
-probability whose leads hold the answer HIGH_PRECISION of the time.
+saw. Each head's threshold, `answers_at`, is set on the training questions so that the writer
+declines DECLINE_SHARE of the unanswerable ones.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,10 +44,7 @@ HELD_OUT_SEEDS = (1, 2)
 HELD_OUT_N = 200
 L2 = 1.0
 DECLINE_SHARE = 0.85
-HIGH_PRECISION = 0.93
 OUT = REPO / "src" / "sleuth" / "pipeline" / "reader.json"
-
-Rows = tuple[list[list[float]], list[int], list[bool]]
 
 
 def held_out(questions: Path) -> set[str]:
@@ -52,28 +52,45 @@ def held_out(questions: Path) -> set[str]:
     return {q.id for seed in HELD_OUT_SEEDS for q in sample(nq, HELD_OUT_N, seed)}
 
 
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """One question's sentences as `Reader.read` sees them: lexical features for the best READ
+    (best word overlap first), the cross-encoder's scores for the first ENCODED of them, the
+    labels, and whether each holds the asked-for answer shape (the writer's gate)."""
+
+    answerable: bool
+    xs: list[list[float]]
+    encoded: list[float]
+    ys: list[int]
+    gate: list[bool]
+
+    def chances(self, lexical: Head, encoded: Head | None = None) -> list[float]:
+        out = [lexical.probability(x) for x in self.xs]
+        if encoded is not None:
+            for i, v in enumerate(self.encoded):
+                out[i] = encoded.probability([*self.xs[i], v])
+        return out
+
+
 def rows(item: Evidence, encoder: Encoder | None = None) -> Rows:
-    """Features, labels and whether each sentence passes the writer's evidence gate, for the
-    sentences the head reads (best word overlap first), as `Reader.read` computes them."""
     wanted = asks(item.question)
     titles = title_cover(item.sources, wanted)
     ranked = sorted(score(sentences(item.sources), wanted, titles), key=lambda s: -s.value)
-    top = ranked[: ENCODED if encoder is not None else READ]
+    top = ranked[:READ]
     subject = max(titles.values(), default=0.0)
     best = ranked[0].value if ranked else 0.0
     xs = [
         features(s, wanted, titles.get(s.cand.number, 0.0), subject, best, i)
         for i, s in enumerate(top)
     ]
+    encoded: list[float] = []
     if encoder is not None and top:
         pages = {s.number: s.title for s in item.sources}
-        scores = encoder.score(
-            item.question, [s.cand.text for s in top], [pages[s.cand.number] for s in top]
-        )
-        xs = [[*x, v] for x, v in zip(xs, scores, strict=True)]
+        first = top[:ENCODED]
+        texts = [s.cand.text for s in first]
+        encoded = encoder.score(item.question, texts, [pages[s.cand.number] for s in first])
     ys = [int(item.answerable and contains_answer(s.cand.text, item.answers)) for s in top]
-    gate = [s.typed is not False for s in top]
-    return xs, ys, gate
+    return Rows(item.answerable, xs, encoded, ys, [s.typed is not False for s in top])
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 30) -> np.ndarray:
@@ -92,38 +109,39 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 30) -> np.nda
     return w
 
 
-def thresholds(head: Head, data: Sequence[tuple[bool, Rows]]) -> tuple[float, float]:
-    tops: list[tuple[float, bool, bool]] = []  # (lead's probability, answerable, lead is right)
-    for answerable, (xs, ys, gate) in data:
-        passing = [(head.probability(x), y) for x, y, ok in zip(xs, ys, gate, strict=True) if ok]
-        p, y = max(passing, default=(0.0, 0))
-        tops.append((p, answerable, bool(y)))
-    unanswerable = sorted(p for p, a, _ in tops if not a)
-    answers_at = unanswerable[int(DECLINE_SHARE * len(unanswerable))] if unanswerable else 0.5
-    high_at = 1.0
-    for p, _, _ in sorted(tops, key=lambda t: -t[0]):
-        above = [a and r for q, a, r in tops if q >= p]
-        if sum(above) / len(above) >= HIGH_PRECISION:
-            high_at = p
-    return round(answers_at, 4), round(max(high_at, answers_at), 4)
+def answers_at(data: Sequence[Rows], lexical: Head, encoded: Head | None = None) -> float:
+    """The probability below which the writer declines DECLINE_SHARE of the unanswerable
+    training questions (their likeliest sentence holding the asked-for answer shape)."""
+    tops = []
+    for r in data:
+        if not r.answerable:
+            chances = r.chances(lexical, encoded)
+            tops.append(max((p for p, ok in zip(chances, r.gate, strict=True) if ok), default=0))
+    tops.sort()
+    return round(tops[int(DECLINE_SHARE * len(tops))], 4) if tops else 0.5
 
 
-def train_head(data: Sequence[tuple[bool, Rows]]) -> Head:
-    xs = [x for _, (rx, _, _) in data for x in rx]
-    ys = [y for _, (_, ry, _) in data for y in ry]
+def fitted(xs: list[list[float]], ys: list[int]) -> Head:
     w = fit(np.hstack([np.array(xs), np.ones((len(xs), 1))]), np.array(ys, dtype=float))
-    head = Head(tuple(float(v) for v in w[:-1]), float(w[-1]), 0.5, 0.5)
-    answers_at, high_at = thresholds(head, data)
-    return Head(head.weights, head.bias, answers_at, high_at)
+    return Head(tuple(float(v) for v in w[:-1]), float(w[-1]), 0.5)
+
+
+def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
+    lexical = fitted([x for r in data for x in r.xs], [y for r in data for y in r.ys])
+    lexical = replace(lexical, answers_at=answers_at(data, lexical))
+    heads = {"lexical": lexical}
+    if any(r.encoded for r in data):
+        pairs = [([*r.xs[i], v], r.ys[i]) for r in data for i, v in enumerate(r.encoded)]
+        encoded = fitted([x for x, _ in pairs], [y for _, y in pairs])
+        heads["cross_encoder"] = replace(encoded, answers_at=answers_at(data, lexical, encoded))
+    return heads
 
 
 def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
     skip = held_out(questions)
     items = [i for path in evidence for i in load(path) if i.id not in skip]
-    heads = {"lexical": train_head([(i.answerable, rows(i)) for i in items])}
     encoder = shipped_encoder()
-    if encoder is not None:
-        heads["cross_encoder"] = train_head([(i.answerable, rows(i, encoder)) for i in items])
+    heads = train_heads([rows(i, encoder) for i in items])
     data = {"features": list(FEATURES)} | {k: h.to_json() for k, h in heads.items()}
     data["trained_on"] = {
         "questions": len(items),
@@ -137,7 +155,32 @@ def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
         names = [*FEATURES, "cross_encoder"][: len(head.weights)]
         weights = zip(names, head.weights, strict=True)
         print(name + ": " + ", ".join(f"{n} {w:+.2f}" for n, w in weights))
-        print(f"  bias {head.bias:+.3f} answers_at {head.answers_at} high_at {head.high_at}")
+        print(f"  bias {head.bias:+.3f} answers_at {head.answers_at}")
+    print(f"-> {out}")
+
+
+def pairs(evidence: Sequence[Path], questions: Path, out: Path) -> None:
+    """The cross-encoder's training data (training/reader/): every sentence the reader reads
+    for each question, labelled, the held-out questions marked."""
+    skip = held_out(questions)
+    with out.open("w", encoding="utf-8") as f:
+        for item in (i for path in evidence for i in load(path)):
+            wanted = asks(item.question)
+            titles = title_cover(item.sources, wanted)
+            ranked = sorted(score(sentences(item.sources), wanted, titles), key=lambda s: -s.value)
+            pages = {s.number: s.title for s in item.sources}
+            for rank, s in enumerate(ranked[:READ]):
+                row = {
+                    "id": item.id,
+                    "answerable": item.answerable,
+                    "split": "heldout" if item.id in skip else "train",
+                    "question": item.question,
+                    "sentence": s.cand.text,
+                    "title": pages.get(s.cand.number, ""),
+                    "lexical_rank": rank,
+                    "label": int(item.answerable and contains_answer(s.cand.text, item.answers)),
+                }
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"-> {out}")
 
 
@@ -162,13 +205,16 @@ def collect(questions: Path, work: Path) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.reader", description=__doc__)
-    ap.add_argument("command", choices=["train"])
+    ap.add_argument("command", choices=["train", "pairs"])
     ap.add_argument("--questions", type=Path, default=REPO.parent / "shared/bench/questions.jsonl")
     ap.add_argument("--evidence", type=Path, nargs="*", help="saved evidence (skip collecting)")
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, help=f"default: {OUT} (train), pairs.jsonl (pairs)")
     args = ap.parse_args(argv)
     evidence = args.evidence or collect(args.questions, Path(tempfile.mkdtemp(prefix="reader-")))
-    train(evidence, args.questions, args.out)
+    if args.command == "pairs":
+        pairs(evidence, args.questions, args.out or Path("pairs.jsonl"))
+    else:
+        train(evidence, args.questions, args.out or OUT)
     return 0
 
 

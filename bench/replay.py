@@ -77,6 +77,7 @@ class Replayed:
     right: bool  # answerable: the gold answer is in the text; unanswerable: declined
     first: bool  # the gold answer is in the answer's first sentence
     hedged: bool  # opens by saying the sources do not contain the answer, then gives it
+    overstated: bool  # graded high beside a reason naming a question term the passage lacks
 
 
 def replay(item: Evidence, sentences: int = 5) -> Replayed:
@@ -90,8 +91,11 @@ def replay(item: Evidence, sentences: int = 5) -> Replayed:
     first = contains_answer(CITE_MARK.sub(" ", first_sentence(done.answer)), item.answers)
     right = found if item.answerable else declined
     hedged = declined and found and item.answerable
+    overstated = done.confidence == "high" and any(
+        r.startswith("the cited passage does not mention") for r in done.confidence_reasons
+    )
     return Replayed(
-        done.answer, done.confidence, declined, right, first and item.answerable, hedged
+        done.answer, done.confidence, declined, right, first and item.answerable, hedged, overstated
     )
 
 
@@ -102,6 +106,7 @@ class Figures:
     in_text: Rate
     declined: Rate
     hedged: Rate
+    overstated: int
     given: dict[str, Rate]  # share of answers at each confidence level
     right: dict[str, Rate]  # how often an answer at that level is right
 
@@ -114,6 +119,7 @@ def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
         in_text=rate_of(r.right for _, r in pairs),
         declined=rate_of(r.declined for _, r in pairs),
         hedged=rate_of(r.hedged for _, r in pairs),
+        overstated=sum(r.overstated for _, r in pairs),
         given={g: rate_of(r.confidence == g for _, r in pairs) for g in LEVELS},
         right={g: rate_of(r.right for _, r in pairs if r.confidence == g) for g in LEVELS},
     )
@@ -127,6 +133,7 @@ def table(label: str, f: Figures, answerable: bool) -> str:
     rows.append(f"  says the sources don't say     {fmt_rate(f.declined)}")
     if answerable:
         rows.append(f"  says so, then gives the answer {fmt_rate(f.hedged)}")
+    rows.append(f"  high beside a missing term     {f.overstated}")
     for g in LEVELS:
         rows.append(f"  {g:6s} given {fmt_rate(f.given[g]):28s} right {fmt_rate(f.right[g])}")
     return "\n".join(rows)

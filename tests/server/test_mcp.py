@@ -90,6 +90,8 @@ def check_session(seen: dict[str, Any]) -> dict[str, Any]:
     check_citations(data)
     text = answer.content[0].text
     assert text.startswith(data["answer"].strip()[:40]) and "## Sources" in text
+    grade = f"Confidence: {data['confidence']}: {data['confidence_reasons'][0]}."
+    assert grade in text.split("## Sources")[0]  # the grade sits next to the answer
 
     failed = seen["failed"]
     assert failed.is_error is True

@@ -37,11 +37,14 @@ def render_markdown(record: SessionRecord, heading: bool = True) -> str:
     return result_markdown(record.result, question=record.question if heading else None)
 
 
-def result_markdown(result: Result, references: bool = True, question: str | None = None) -> str:
+def result_markdown(
+    result: Result, references: bool = True, question: str | None = None, grade: bool = False
+) -> str:
     """A result's answer (or its filled schema as pretty JSON) under `question` as a heading
-    when given, then its numbered `## Sources` list (uncited ones marked) unless `references`
-    is false: what `ask` prints, `show`/`export --format=md` reprint, and the SSE report and
-    the MCP tool's text carry."""
+    when given, then (with `grade`) its confidence and the first reason for it, then its
+    numbered `## Sources` list (uncited ones marked) unless `references` is false: what `ask`
+    prints, `show`/`export --format=md` reprint, and the SSE report and the MCP tool's text
+    (graded) carry."""
     if result.data is not None and not result.answer:
         body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
     else:
@@ -49,6 +52,9 @@ def result_markdown(result: Result, references: bool = True, question: str | Non
     heading = escape_html_tags(_one_line(question)) if question else ""
     parts = [f"# {heading}"] if heading and not body.startswith("# ") else []
     parts.append(body)
+    if grade and result.answer:
+        why = f": {result.confidence_reasons[0]}" if result.confidence_reasons else ""
+        parts.append(f"Confidence: {result.confidence}{why}.")
     if references and result.sources:
         parts.append(sources_markdown(result))
     return terminal_safe("\n\n".join(parts) + "\n")

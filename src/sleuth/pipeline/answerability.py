@@ -202,7 +202,7 @@ def _grade(wanted: Asks, evidence: Evidence, checks: _Checks, found: set[str]) -
         return "low"
     if (
         evidence.score >= HIGH_AT
-        and checks.chance >= reader().high_at
+        and checks.chance >= reader().answers_at
         and checks.read
         and checks.share >= SUPPORTED_SHARE
         and not wanted.chained

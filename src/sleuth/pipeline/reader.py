@@ -9,9 +9,9 @@ in the package: `crossenc.py`), which reads the sentence against the question in
 counting shared words. Weights, thresholds and training figures are in `reader.json`, written
 by `python -m bench.reader train` (docs/reader.md is the model card).
 
-`Reader.read` orders a run's sentences by the probability that they hold the answer; that
-probability decides whether the extractive writer answers or says the sources do not
-(`answers_at`), and whether any writer's lead claim can be graded `high` (`high_at`).
+`Reader.read` orders a run's sentences by the probability that they hold the answer. Whether
+that probability reaches `answers_at` decides whether the extractive writer answers or says the
+sources do not, and whether any writer's lead claim can be graded `high` at all.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ NAMES = re.compile(r"(?<!^)\b[A-Z][\w'’-]+")
 YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})\b")
 KINDS = ("a duration", "a date", "a number", "a place", "a name")
 WEIGHTS = "reader.json"
-READ = 40  # sentences the lexical head reads, best word overlap first
-ENCODED = 16  # sentences the cross-encoder reads (its cost grows with each)
+READ = 40  # sentences the reader reads, best word overlap first
+ENCODED = 6  # of them, the cross-encoder reads these: ~13 ms each here; 16 lifted top-1 0.01
 
 FEATURES = (
     "near_coverage",
@@ -97,7 +97,6 @@ class Head:
     weights: tuple[float, ...]
     bias: float
     answers_at: float  # the lead is taken to answer from this probability
-    high_at: float  # the lead can earn `high` from this probability
 
     def probability(self, x: Sequence[float]) -> float:
         z = self.bias + sum(w * v for w, v in zip(self.weights, x, strict=True))
@@ -108,7 +107,6 @@ class Head:
             "weights": list(self.weights),
             "bias": self.bias,
             "answers_at": self.answers_at,
-            "high_at": self.high_at,
         }
 
     @classmethod
@@ -117,7 +115,6 @@ class Head:
             tuple(float(w) for w in data["weights"]),
             float(data["bias"]),
             float(data["answers_at"]),
-            float(data["high_at"]),
         )
 
 
@@ -129,7 +126,11 @@ class Encoder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Reader:
-    head: Head
+    """The lexical head, and with an encoder the cross-encoder head for the best ENCODED
+    sentences (both are calibrated probabilities of the same event, so one ranking holds)."""
+
+    lexical: Head
+    encoded: Head | None = None
     encoder: Encoder | None = None
 
     @property
@@ -138,34 +139,33 @@ class Reader:
 
     @property
     def answers_at(self) -> float:
-        return self.head.answers_at
-
-    @property
-    def high_at(self) -> float:
-        return self.head.high_at
+        return (self.encoded or self.lexical).answers_at
 
     def read(
         self, ranked: Sequence[Scored], wanted: Asks, sources: Sequence[Source]
     ) -> list[tuple[float, Scored]]:
-        """The best of `ranked` (best word overlap first), each with the probability that it
-        answers the question, the likeliest first."""
+        """The best READ of `ranked` (best word overlap first), each with the probability
+        that it answers the question, the likeliest first."""
         titles = title_cover(sources, wanted)
         subject = max(titles.values(), default=0.0)
         best = ranked[0].value if ranked else 0.0
-        top = ranked[: ENCODED if self.encoder is not None else READ]
+        top = ranked[:READ]
         xs = [
             features(s, wanted, titles.get(s.cand.number, 0.0), subject, best, i)
             for i, s in enumerate(top)
         ]
-        if self.encoder is not None and top:
+        chances = [self.lexical.probability(x) for x in xs]
+        if self.encoder is not None and self.encoded is not None and top:
+            first = top[:ENCODED]
             pages = {s.number: s.title for s in sources}
-            texts = [s.cand.text for s in top]
             scores = self.encoder.score(
-                wanted.question, texts, [pages.get(s.cand.number, "") for s in top]
+                wanted.question,
+                [s.cand.text for s in first],
+                [pages.get(s.cand.number, "") for s in first],
             )
-            xs = [[*x, v] for x, v in zip(xs, scores, strict=True)]
-        read = [(self.head.probability(x), s) for x, s in zip(xs, top, strict=True)]
-        return sorted(read, key=lambda pair: -pair[0])
+            for i, v in enumerate(scores):
+                chances[i] = self.encoded.probability([*xs[i], v])
+        return sorted(zip(chances, top, strict=True), key=lambda pair: -pair[0])
 
     def lead_chance(
         self, question: str, sentence: str, numbers: Sequence[int], sources: Sequence[Source]
@@ -194,10 +194,11 @@ class Reader:
         titles = title_cover(sources, wanted)
         subject = max(titles.values(), default=0.0)
         x = features(item, wanted, titles.get(item.cand.number, 0.0), subject, best, rank)
-        if self.encoder is not None:
-            title = next((s.title for s in sources if s.number == item.cand.number), "")
-            x.append(self.encoder.score(wanted.question, [item.cand.text], [title])[0])
-        return self.head.probability(x)
+        if self.encoder is None or self.encoded is None:
+            return self.lexical.probability(x)
+        title = next((s.title for s in sources if s.number == item.cand.number), "")
+        x.append(self.encoder.score(wanted.question, [item.cand.text], [title])[0])
+        return self.encoded.probability(x)
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
@@ -205,12 +206,14 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def load(data: dict[str, Any], encoder: Encoder | None) -> Reader:
-    """The reader `reader.json` describes: its cross-encoder head when an encoder is given."""
+    """The reader `reader.json` describes: with its cross-encoder head when an encoder is
+    given."""
     if list(data["features"]) != list(FEATURES):
         raise ValueError("reader.json was trained on other features: retrain it")
+    lexical = Head.from_json(data["lexical"])
     if encoder is not None and "cross_encoder" in data:
-        return Reader(Head.from_json(data["cross_encoder"]), encoder)
-    return Reader(Head.from_json(data["lexical"]))
+        return Reader(lexical, Head.from_json(data["cross_encoder"]), encoder)
+    return Reader(lexical)
 
 
 @cache

@@ -1,15 +1,14 @@
 """The built-in extractive writer: an answer made only of sentences the sources contain.
 
-It leads with the answer: the best-scored sentence of the kept passages (see `sentences.py`:
-question terms, expected answer type, passage relevance, a page about the question's subject),
-then supporting sentences from the sources, near-repeats and filler (under a share of the lead's
-score) dropped. When the lead does not answer — the evidence test of `answerability.py` — it
-says so in its first sentence, then gives at most four sentences the sources do say that name
-at least a third of the question's key terms, never unrelated padding (on 260 multi-hop dev
-questions, two sentences naming half the terms lost a third of the answers the old writer's
-text held; four naming a third kept them: HotpotQA 0.32 -> 0.46, old writer 0.48). Every
-other sentence is copied from the source it cites, so its citations are supported by
-construction: it cannot invent a claim.
+It leads with the answer: of the kept passages' sentences (`sentences.py` scores them by word
+overlap), the one the reader (`reader.py`) rates likeliest to answer, among those holding the
+asked-for answer shape; then the other sentences the reader takes to bear on the question (at
+least a tenth of the lead's probability), near-repeats dropped, in reading order. When no
+sentence reaches the reader's answering threshold it says so in its first sentence, then gives
+at most four sentences the sources do say that name a third of the question's key terms and
+that the reader rates under half that threshold — so a "not found" opener is not followed by a
+sentence the reader took for the answer. Every other sentence is copied from the source it
+cites, so its citations are supported by construction: it cannot invent a claim.
 """
 
 from __future__ import annotations
@@ -32,9 +31,10 @@ NOTICE = (
     "one)"
 )
 REPEAT_JACCARD = 0.6
-BEARING = 0.25  # a sentence the reader rates under this share of the lead does not bear on it
+BEARING = 0.1  # a sentence the reader rates under a tenth of the lead does not bear on it
 RELATED_COVERAGE = 0.34  # a not-found answer quotes sentences naming a third of the key terms
 RELATED_SENTENCES = 4
+UNSURE = 0.5  # ...and only those the reader rates under half of its answering threshold
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -66,7 +66,8 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
         picked = [lead.cand, *_distinct(bearing, limit - 1, [lead.cand])]
         rest = sorted(picked[1:], key=lambda c: (c.number, c.offset))
         return Composition(True, picked[:1] + rest, chance=chance)
-    related = [s for _, s in read if s.coverage >= RELATED_COVERAGE]
+    unsure = UNSURE * model.answers_at
+    related = [s for p, s in read if s.coverage >= RELATED_COVERAGE and p < unsure]
     chosen = _distinct(related, RELATED_SENTENCES)
     return Composition(False, chosen, not_found(wanted, sources), chance)
 

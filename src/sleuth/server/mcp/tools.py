@@ -183,7 +183,7 @@ async def _research(
         async for event in runner.research(ctx, question, values):
             if isinstance(event, Done):
                 result = event.result
-                text = TextContent(type="text", text=result_markdown(result))
+                text = TextContent(type="text", text=result_markdown(result, grade=True))
                 return CallToolResult(content=[text], structured_content=result.to_json())
             if isinstance(event, Failed):
                 worded = event.exception.worded(_argument) if event.exception else event.error

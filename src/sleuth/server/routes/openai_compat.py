@@ -71,7 +71,7 @@ async def chat(body: ChatBody, caller: Researcher, state: ServerState) -> Respon
                                  headers={"X-Accel-Buffering": "no"})  # fmt: skip
     async with following:
         result = await following.result()
-    content, data = result_markdown(result), result.to_json()
+    content, data = result_markdown(result, grade=True), result.to_json()
     usage = wire.usage_of(data, question, context, content)
     return JSONResponse(wire.completion(ident, body.model, content, data, usage))
 
@@ -133,7 +133,7 @@ async def _chunks(
 def _answer_chunks(
     result: Result, ident: str, model: str, question: str, context: str, include_usage: bool
 ) -> list[bytes]:
-    content = result_markdown(result)
+    content = result_markdown(result, grade=True)
     data = result.to_json()
     out = [wire.sse(wire.chunk(ident, model, {"content": content[i : i + PIECE]}))
            for i in range(0, len(content), PIECE)]  # fmt: skip

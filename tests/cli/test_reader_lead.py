@@ -1,0 +1,116 @@
+"""The lead answers (issue 25), on the loopback test web: pages shaped like the ones that made
+the old writer lead with a distractor — a "when was X built" page that also dates a rival
+monument, a "capital of" page that opens on how many capitals there are, a "largest city" page
+that praises the country first — are answered by their answering sentence, first."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.helpers import run
+from tests.testweb.server import TestWeb
+
+Pages = dict[str, tuple[str, ...]]
+
+
+def _page(title: str, *paragraphs: str) -> str:
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (
+        f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{body}"
+        "</article></body></html>"
+    )
+
+
+PAGES: Pages = {
+    "http://monuments.example.org/harrow-bell-tower": (
+        "Harrow Bell Tower",
+        "The Harrow Bell Tower is a stone campanile on the market square of Orlen.",
+        "The nearby Weir Obelisk, a rival monument in the next valley, was finished in 1884 "
+        "after a decade of quarrels over its cost.",
+        "Construction of the Harrow Bell Tower began in 1902 and it was completed in 1907, "
+        "when its six bells were hung.",
+        "Visitors climb 212 steps to the bell chamber.",
+    ),
+    "http://atlas.example.org/veridia": (
+        "Veridia",
+        "There are three seats of government in the island nation of Veridia, a legacy of its "
+        "federation.",
+        "The capital of Veridia is Port Amsel, where the parliament and the supreme court sit.",
+        "Veridia exports timber and dried fish.",
+    ),
+    "http://atlas.example.org/norland-cities": (
+        "Cities of Norland",
+        "Norland is highly urbanized, with four in five people living in towns.",
+        "The largest city in Norland is Castelmoor, with about 2.1 million inhabitants.",
+        "Its second city, Brightwater, is a port on the eastern coast.",
+    ),
+}
+# The same facts where the answering sentence shares few of the question's words and a
+# distractor shares many: the reader does not pick these yet (issue 25 stays open).
+HARD: Pages = {
+    "http://monuments.example.org/harrow-bell-tower": (
+        "Harrow Bell Tower",
+        "The Harrow Bell Tower is a stone campanile on the market square of Orlen.",
+        "The Harrow Bell Tower was built to stand taller than the Weir Obelisk, which was "
+        "finished in 1884.",
+        "Work began in 1902 and was completed in 1907, when its six bells were hung.",
+        "Visitors climb 212 steps to the bell chamber.",
+    ),
+    "http://atlas.example.org/veridia": (
+        "Veridia",
+        "There are three capital cities of Veridia, one for each of its former kingdoms.",
+        "Port Amsel is the seat of the parliament and the supreme court.",
+        "Veridia exports timber and dried fish.",
+    ),
+    "http://atlas.example.org/norland-cities": (
+        "Cities of Norland",
+        "Norland is highly urbanized, and its largest cities grew fast after 1950.",
+        "Castelmoor, with about 2.1 million inhabitants, is the most populous.",
+        "Its second city, Brightwater, is a port on the eastern coast.",
+    ),
+}
+CASES = [
+    ("when was the harrow bell tower built", "harrow", "1907"),
+    ("what is the capital of veridia", "veridia", "Port Amsel"),
+    ("what is the largest city in norland", "norland", "Castelmoor"),
+]
+
+
+def ask(
+    web: TestWeb, capsys: pytest.CaptureFixture[str], pages: Pages, question: str, topic: str
+) -> str:
+    for url, (title, *paragraphs) in pages.items():
+        web.add_page(url, _page(title, *paragraphs))
+    hits = [
+        {"url": url, "title": title, "content": paragraphs[0][:100]}
+        for url, (title, *paragraphs) in pages.items()
+        if topic in url or topic in title.lower()
+    ]
+    web.script_search(topic, hits)
+    code, out, err = run(["ask", question, "--search=searxng", "--no-sessions"], capsys)
+    assert code == 0, err
+    assert "confidence · low" not in err
+    return out.split("\n\n", 2)[1]  # the lead, after the "# question" heading
+
+
+@pytest.mark.parametrize(("question", "topic", "answer"), CASES)
+def test_the_lead_answers(
+    testweb_env: TestWeb,
+    capsys: pytest.CaptureFixture[str],
+    question: str,
+    topic: str,
+    answer: str,
+) -> None:
+    assert answer in ask(testweb_env, capsys, PAGES, question, topic)
+
+
+@pytest.mark.xfail(strict=True, reason="the reader still leads with the distractor (issue 25)")
+@pytest.mark.parametrize(("question", "topic", "answer"), CASES)
+def test_the_lead_answers_when_a_distractor_shares_more_words(
+    testweb_env: TestWeb,
+    capsys: pytest.CaptureFixture[str],
+    question: str,
+    topic: str,
+    answer: str,
+) -> None:
+    assert answer in ask(testweb_env, capsys, HARD, question, topic)
