@@ -20,8 +20,8 @@ from ..extras import installed
 
 MODEL = "models/reader-ce.int8.onnx"
 VOCAB = "models/vocab.txt"
-MAX_LEN = 96  # tokens in a pair: [CLS] question [SEP] title: sentence [SEP]
-MAX_QUESTION = 40
+PAIR_TOKENS = 96  # tokens in a pair: [CLS] question [SEP] title: sentence [SEP]
+QUESTION_TOKENS = 40
 THREADS = 1  # per run; runs in parallel use the other cores
 
 
@@ -64,8 +64,8 @@ class WordPiece:
 
     def pair(self, question: list[int], text: list[int]) -> tuple[list[int], list[int]]:
         """[CLS] question [SEP] text [SEP], the question capped and the text cut to fit."""
-        question = question[:MAX_QUESTION]
-        text = text[: max(0, MAX_LEN - 3 - len(question))]
+        question = question[:QUESTION_TOKENS]
+        text = text[: max(0, PAIR_TOKENS - 3 - len(question))]
         ids = [self.cls, *question, self.sep, *text, self.sep]
         return ids, [0] * (len(question) + 2) + [1] * (len(text) + 1)
 
