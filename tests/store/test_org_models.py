@@ -54,7 +54,7 @@ async def test_the_key_is_stored_sealed_and_opens_only_with_the_secret_key(
     }  # fmt: skip
     with pytest.raises(SecretKeyError, match="sealed with another") as wrong:
         run_values(stored, Sealer(new_secret_key()))
-    with pytest.raises(SecretKeyError, match="SLEUTH_SECRET_KEY.*not set") as missing:
+    with pytest.raises(SecretKeyError, match=r"SLEUTH_SECRET_KEY.*not set") as missing:
         run_values(stored, Sealer(None))
     for error in (wrong.value, missing.value):
         assert KEY not in str(error) and error.http_status == 503
