@@ -29,6 +29,7 @@ from tests.server.harness import TESTWEB_DEFAULTS, Served, serving
 from tests.server.research_llm import CLAIM, research_llm
 from tests.server.sse import Frame, frames
 from tests.server.test_mcp import streamable
+from tests.server.test_route_inventory import INVENTORY
 from tests.testweb.server import TestWeb
 
 ACME_KEY = "sk-acme-own-7c41d2e9"
@@ -148,9 +149,10 @@ def test_an_org_runs_on_its_own_model_on_every_face(
             "updated_at": shown(served, "acme", acme)["updated_at"],
         }  # fmt: skip
         assert shown(served, "globex", globex)["own"] is False
-        for path in ("/whoami", "/orgs/acme/usage", "/orgs/acme/runs", "/openapi.json"):
-            seen = httpx.get(served.api + path, headers={"X-API-Key": acme})
-            assert seen.status_code == 200 and ACME_KEY not in seen.text, path
+        run_id = answered.json()["session_id"]
+        for path in keyed_reads(run_id):  # every route a key may GET, as acme
+            seen = httpx.get(served.base + path, headers={"X-API-Key": acme}, timeout=60)
+            assert seen.status_code != 500 and ACME_KEY not in seen.text, path
 
         usage = httpx.get(f"{served.api}/orgs/acme/usage", headers={"X-API-Key": acme}).json()
         assert all(c and c > 0 for c in costs)
@@ -173,6 +175,20 @@ def test_an_org_runs_on_its_own_model_on_every_face(
                                          "taskModel": "server-model"})  # fmt: skip
         errors = [e.json["message"] for e in picked if e.event == "error"]
         assert errors and "choose another" in errors[0] and ACME_KEY not in errors[0]
+
+
+def keyed_reads(run_id: str) -> list[str]:
+    """Every GET route behind the key guard (the route inventory's; MCP streams are tool calls,
+    above), for acme's run."""
+    paths = [p for m, p, guard, _ in INVENTORY if m == "GET" and guard == "key"]
+    assert "/api/orgs/{org}/model" in paths and "/api/orgs/{org}/usage" in paths
+    fill = {"{org}": "acme", "{run_id}": run_id, "{batch_id}": "x", "{path:path}": "a.txt"}
+    out = []
+    for path in [*paths, "/api/openapi.json"]:
+        for name, value in fill.items():
+            path = path.replace(name, value)
+        out.append(path)
+    return out
 
 
 def sse_live(served: Served, key: str, params: dict[str, str]) -> list[Frame]:
