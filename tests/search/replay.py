@@ -28,6 +28,9 @@ HTTP_BACKENDS = (
     "brave",
     "tavily",
     "exa",
+    "firecrawl",
+    "crw",
+    "bocha",
     "wikipedia",
     "arxiv",
     "github",
@@ -38,7 +41,13 @@ HTTP_BACKENDS = (
     "openalex",
 )
 DDGS_BACKENDS = ("duckduckgo", "news")
-FAKE_KEYS = ("SLEUTH_BRAVE_KEY", "SLEUTH_TAVILY_KEY", "SLEUTH_EXA_KEY")
+FAKE_KEYS = (
+    "SLEUTH_BRAVE_KEY",
+    "SLEUTH_TAVILY_KEY",
+    "SLEUTH_EXA_KEY",
+    "SLEUTH_FIRECRAWL_KEY",
+    "SLEUTH_BOCHA_KEY",
+)
 _NAME = re.compile(
     r"^(?P<scenario>[a-z]+)(?:\.(?P<part>[a-z0-9_-]+))?\.(?P<status>\d{3})\.(?P<ext>\w+)$"
 )

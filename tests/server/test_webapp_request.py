@@ -67,7 +67,7 @@ def test_google_and_azure_map_to_their_providers_with_the_servers_credentials() 
         ({"provider": "openai", "taskModel": "gpt-4o"}, "OPENAI_API_KEY"),
         ({"provider": "ollama"}, "taskModel is required"),
         ({"provider": "skynet"}, "not known"),
-        ({"searchProvider": "firecrawl"}, "firecrawl"),
+        ({"searchProvider": "bing"}, "bing"),
         (
             {"promptOverrides": {"finalReportPrompt": "x" * (MAX_PROMPT_OVERRIDE_CHARS + 1)}},
             f"promptOverrides: finalReportPrompt is {MAX_PROMPT_OVERRIDE_CHARS + 1} characters",

@@ -81,6 +81,9 @@ SEARCH: Mapping[str, str | None] = {
     "searxng": "searxng",
     "tavily": "tavily",
     "exa": "exa",
+    "firecrawl": "firecrawl",
+    "crw": "crw",
+    "bocha": "bocha",
 }
 # Each promptOverrides key of the dialect whose stage Sleuth has: the `PromptOverrides` field
 # (Sleuth's stage instructions, prompts/*.md) its text replaces. docs/streaming.md has the table.

@@ -1,0 +1,86 @@
+"""Issue 29, item 2 through the faces: a run with Firecrawl, crw or Bocha selected (the library's
+`research(search=...)` and `sleuth ask --search=NAME`) reads the pages their recorded answers
+name on the test web, cites them, and never requests a result that points inward."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from sleuth import research
+from tests.cli.helpers import run
+from tests.search.replay import ReplayServer
+from tests.testweb.server import TestWeb
+
+NEW = ("firecrawl", "crw", "bocha")
+Q = "How long does Example Cloud keep audit logs?"
+DOCS = "http://docs.examplecloud.com/security/audit-logs/retention"
+INWARD = ("10.0.0.5", "169.254.169.254")
+
+
+@pytest.fixture
+def providers(testweb_env: TestWeb, monkeypatch: pytest.MonkeyPatch) -> Iterator[ReplayServer]:
+    """The replay server answering every backend with results on the test web (and two that
+    point inward), next to the test web's proxy."""
+    with ReplayServer(scenario="testweb") as replay:
+        for name, value in replay.env().items():
+            monkeypatch.setenv(name, value)
+        yield replay
+
+
+def never_inward(web: TestWeb) -> None:
+    assert not any(any(host in hit for host in INWARD) for hit in web.hits), web.hits
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_cli_ask_reads_and_cites_the_pages_the_backend_found(
+    name: str, providers: ReplayServer, testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["ask", Q, f"--search={name}", "--search-fallback=none", "--json", "--no-cache"]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    read = {s["url"] for s in data["sources"] if not s.get("snippet")}
+    assert DOCS in read  # fetched and read by Sleuth, not taken from the search answer
+    assert DOCS in {c["url"] for c in data["citations"]}
+    assert not any(host in s["url"] for s in data["sources"] for host in INWARD)
+    assert [r.backend for r in providers.requests] == [name]
+    never_inward(testweb_env)
+
+
+@pytest.mark.parametrize("name", NEW)
+async def test_library_research_with_the_backend(
+    name: str, providers: ReplayServer, testweb_env: TestWeb
+) -> None:
+    result = await research(Q, search=name, search_fallback="none", no_cache=True)
+    assert DOCS in {c.url for c in result.citations}
+    assert not any(host in s.url for s in result.sources for host in INWARD)
+    assert [r.backend for r in providers.requests] == [name]
+    never_inward(testweb_env)
+
+
+@pytest.mark.parametrize(("name", "variable"), [("firecrawl", "SLEUTH_FIRECRAWL_KEY"),
+                                                ("bocha", "SLEUTH_BOCHA_KEY"),
+                                                ("crw", "SLEUTH_CRW_URL")])  # fmt: skip
+def test_missing_setting_is_exit_1_naming_the_variable(
+    name: str, variable: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["search", "rust async runtime", f"--search={name}", "--json"], capsys)
+    assert code == 1 and out == ""
+    assert variable in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_doctor_probes_the_backend(
+    name: str, providers: ReplayServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(["doctor", f"--search={name}", "--json"], capsys)
+    checks = json.loads(out)["checks"]
+    search = [c for c in checks if c["section"] == "search"]
+    assert search and search[0]["name"] == name and search[0]["status"] == "ok", search
+    providers.scenario = "unauthorized"
+    code, out, _ = run(["doctor", f"--search={name}", "--json"], capsys)
+    search = [c for c in json.loads(out)["checks"] if c["section"] == "search"]
+    assert code == 1 and search[0]["status"] == "fail" and "HTTP 401" in search[0]["detail"]
