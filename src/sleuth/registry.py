@@ -31,6 +31,8 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "sleuth.search.firecrawl",
     "sleuth.search.crw",
     "sleuth.search.bocha",
+    "sleuth.search.openai_web",
+    "sleuth.search.gemini_grounding",
     "sleuth.search.wikipedia",
     "sleuth.search.arxiv",
     "sleuth.search.github",

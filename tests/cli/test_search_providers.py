@@ -1,4 +1,5 @@
-"""Issue 29, item 2 through the faces: a run with Firecrawl, crw or Bocha selected (the library's
+"""Issue 29, item 2 through the faces: a run with Firecrawl, crw, Bocha, OpenAI's web search or
+Gemini's grounding selected (the library's
 `research(search=...)` and `sleuth ask --search=NAME`) reads the pages their recorded answers
 name on the test web, cites them, and never requests a result that points inward."""
 
@@ -11,7 +12,9 @@ import pytest
 
 from sleuth import research
 from tests.cli.helpers import run
-from tests.search.replay import ReplayServer
+from tests.llm.fake_servers import FakeLLMServer
+from tests.search.replay import MODEL_BACKENDS, MODEL_KEYS, ReplayServer
+from tests.server.research_llm import research_llm
 from tests.testweb.server import TestWeb
 
 NEW = ("firecrawl", "crw", "bocha")
@@ -84,3 +87,61 @@ def test_doctor_probes_the_backend(
     code, out, _ = run(["doctor", f"--search={name}", "--json"], capsys)
     search = [c for c in json.loads(out)["checks"] if c["section"] == "search"]
     assert code == 1 and search[0]["status"] == "fail" and "HTTP 401" in search[0]["detail"]
+
+
+# Search through a model: the key that selects the search also configures a model for the run,
+# so the run's model here is the fake OpenAI-compatible server (SLEUTH_BASE_URL wins).
+GOOGLE = "http://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ"
+
+
+@pytest.fixture
+def model_env(
+    providers: ReplayServer, testweb_env: TestWeb, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[FakeLLMServer]:
+    llm = FakeLLMServer("openai", responder=research_llm(critic_rounds=0)).start()
+    env = {**MODEL_KEYS, "SLEUTH_BASE_URL": llm.url, "SLEUTH_API_KEY": "k", "SLEUTH_MODEL": "m"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    # Google's grounding links, as the test web's redirects (the real ones are https).
+    testweb_env.add_redirect(f"{GOOGLE}docs", DOCS)
+    testweb_env.add_redirect(f"{GOOGLE}internal", "http://10.0.0.5/internal")
+    testweb_env.add_redirect(
+        f"{GOOGLE}community",
+        "http://community.examplecloud.com/t/how-long-are-audit-logs-kept/1432",
+    )
+    try:
+        yield llm
+    finally:
+        llm.stop()
+
+
+@pytest.mark.parametrize("name", MODEL_BACKENDS)
+def test_cli_ask_with_model_search_reads_the_cited_pages_not_the_model(
+    name: str,
+    model_env: FakeLLMServer,
+    providers: ReplayServer,
+    testweb_env: TestWeb,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["ask", Q, f"--search={name}", "--search-fallback=none", "--json", "--no-cache"]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert DOCS in {s["url"] for s in data["sources"] if not s.get("snippet")}
+    assert DOCS in {c["url"] for c in data["citations"]}
+    assert "90 days" in data["answer"]
+    # The model said 400 days; that text is in no source and in no answer.
+    assert "400 days" not in out
+    assert not any(host in s["url"] for s in data["sources"] for host in INWARD)
+    assert {r.backend for r in providers.requests} == {name}
+    never_inward(testweb_env)
+
+
+@pytest.mark.parametrize("name", MODEL_BACKENDS)
+async def test_library_research_with_model_search(
+    name: str, model_env: FakeLLMServer, providers: ReplayServer, testweb_env: TestWeb
+) -> None:
+    result = await research(Q, search=name, search_fallback="none", no_cache=True)
+    assert DOCS in {c.url for c in result.citations}
+    assert {r.backend for r in providers.requests} == {name}
+    never_inward(testweb_env)

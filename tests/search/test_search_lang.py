@@ -192,7 +192,7 @@ def test_every_web_backend_is_covered_here() -> None:
     covered = {
         "searxng", "brave", "exa", "tavily", "wikipedia", "duckduckgo", "news", "arxiv",
         "github", "hackernews", "stackexchange", "pubmed", "openalex", "semanticscholar",
-        "auto", "multi", "firecrawl", "crw", "bocha",
+        "auto", "multi", "firecrawl", "crw", "bocha", "openai", "gemini",
     }  # fmt: skip
     web = {e.name for e in registries().search if not e.offline}
     assert web <= covered, web - covered

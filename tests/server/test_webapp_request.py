@@ -107,6 +107,19 @@ def test_search_language_results_and_prompt_overrides() -> None:
     assert "search" not in mapped(searchProvider="model")  # the server's default search
 
 
+@pytest.mark.parametrize(
+    ("provider", "search"), [("openai", "openai"), ("google", "gemini"), ("deepseek", None)]
+)
+def test_model_search_is_the_providers_own_when_it_has_one(
+    provider: str, search: str | None
+) -> None:
+    env = {**ENV, "OPENAI_API_KEY": "sk-o", "GEMINI_API_KEY": "g"}
+    fields = {"query": "Q?", "provider": provider, "taskModel": "m", "searchProvider": "model"}
+    assert map_request(parse(fields), env).values.get("search") == search
+    for name in ("firecrawl", "crw", "bocha"):
+        assert map_request(parse({**fields, "searchProvider": name}), env).values["search"] == name
+
+
 SEED_KEYS = (  # the web-app seed's promptOverrides keys, in its order
     "systemInstruction", "outputGuidelinesPrompt", "systemQuestionPrompt", "reportPlanPrompt",
     "serpQueriesPrompt", "queryResultPrompt", "citationRulesPrompt", "searchResultPrompt",
