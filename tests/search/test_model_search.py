@@ -125,6 +125,17 @@ async def test_429_is_a_rate_limit_with_its_retry_after(replay: ReplayServer, na
     assert str(caught.value) == f"{name}: rate limited (HTTP 429; retry after 30 s)"
 
 
+async def test_gemini_429_wait_comes_from_its_retry_info_without_retry_after() -> None:
+    recorded = ReplayServer(scenario="ratelimited").fixture("gemini", "x")
+    assert recorded is not None
+    transport = httpx2.MockTransport(lambda _: httpx2.Response(429, content=recorded.read_bytes()))
+    settings = BackendSettings(env=MODEL_KEYS, extra={"transport": transport})
+    with pytest.raises(
+        RateLimitedError, match=r"^gemini: rate limited \(HTTP 429; retry after 30 s\)$"
+    ):
+        await build_search("gemini", settings).search(SearchQuery(Q))
+
+
 @pytest.mark.parametrize("name", MODEL_BACKENDS)
 async def test_a_refused_key_says_so(replay: ReplayServer, name: str) -> None:
     with pytest.raises(SearchError) as caught:

@@ -56,6 +56,14 @@ def _no_throttle(response: httpx2.Response) -> bool:
     return False
 
 
+def retry_after_header(response: httpx2.Response) -> str | None:
+    return response.headers.get("Retry-After")
+
+
+# How long a throttled service asks to wait, in seconds as it wrote them (or None).
+WaitOf = Callable[[httpx2.Response], str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Http:
     """A per-backend HTTP caller: one timeout, proxies from the environment, errors mapped."""
@@ -64,6 +72,7 @@ class Http:
     timeout_s: float = 10.0
     transport: httpx2.AsyncBaseTransport | None = None  # tests inject a MockTransport
     throttled: ThrottleCheck = _no_throttle
+    wait_of: WaitOf = retry_after_header  # Gemini says it in the body instead
 
     @classmethod
     def from_settings(
@@ -106,7 +115,7 @@ class Http:
     def check_status(self, response: httpx2.Response) -> None:
         status = response.status_code
         if status == 429 or self.throttled(response):
-            wait = response.headers.get("Retry-After")
+            wait = self.wait_of(response)
             hint = f"; retry after {wait} s" if wait else ""
             cause = f"{self.backend}: rate limited (HTTP {status}{hint})"
             raise RateLimitedError(cause, self.backend)

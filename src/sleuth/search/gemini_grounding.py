@@ -110,6 +110,21 @@ async def _target(client: httpx2.AsyncClient, url: str) -> str | None:
     return location if ok else None
 
 
+def wait_of(response: httpx2.Response) -> str | None:
+    """`Retry-After`, else the seconds of the `RetryInfo` detail Gemini sends with a 429."""
+    if response.headers.get("Retry-After"):
+        return response.headers["Retry-After"]
+    try:
+        details = response.json()["error"]["details"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    for detail in details if isinstance(details, list) else []:
+        delay = detail.get("retryDelay") if isinstance(detail, dict) else None
+        if isinstance(delay, str) and delay.endswith("s") and delay[:-1].replace(".", "").isdigit():
+            return delay[:-1]
+    return None
+
+
 def _result(chunk: dict[str, Any], rank: int) -> SearchResult:
     web = chunk["web"]
     # No snippet: the model's sentence is not the page's text (see the module docstring).
@@ -123,7 +138,8 @@ def factory(settings: BackendSettings, regs: Registries) -> SearchBackend:
         raise MissingKeyError(f"the {NAME} search backend needs {KEYS[0]} (or {KEYS[1]})", NAME)
     model = quote(settings.option or DEFAULT_MODEL)
     url = f"{endpoint(settings, NAME, DEFAULT_ENDPOINT)}/models/{model}:generateContent"
-    http = Http(NAME, max(settings.timeout_s, TIMEOUT_S), settings.extra.get("transport"))
+    transport = settings.extra.get("transport")
+    http = Http(NAME, max(settings.timeout_s, TIMEOUT_S), transport, wait_of=wait_of)
     return GeminiGrounding(http, url, key.split(",")[0].strip())
 
 
