@@ -145,3 +145,29 @@ async def test_library_research_with_model_search(
     assert DOCS in {c.url for c in result.citations}
     assert {r.backend for r in providers.requests} == {name}
     never_inward(testweb_env)
+
+
+def test_firecrawl_scrape_stands_in_for_a_page_that_refuses_sleuth(
+    providers: ReplayServer, testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The docs host answers Sleuth's client with 403: Firecrawl's scrape of it is read instead
+    (and cited); the inward result's scraped text is never used, its URL never requested."""
+    providers.scenario = "scrapedweb"
+    testweb_env.add_fault("docs.examplecloud.com", status=403)
+    args = ["ask", Q, "--search=firecrawl:scrape", "--search-fallback=none", "--json"]
+    code, out, err = run([*args, "--no-cache", "--verbose"], capsys)
+    assert code == 0, err
+    assert f"fetch.skipped url='{DOCS}'" in err  # Sleuth tried it itself first
+    data = json.loads(out)
+    source = next(s for s in data["sources"] if s["url"] == DOCS)
+    assert not source.get("snippet")  # read, from the scraped text
+    assert any("copy scraped by the search service" in p["text"] for p in source["passages"])
+    assert DOCS in {c["url"] for c in data["citations"]}
+    assert "400 days" not in out  # the internal page's scraped text
+    never_inward(testweb_env)
+    providers.scenario = "scrapedweb"
+    testweb_env.clear_fault("docs.examplecloud.com")
+    code, out, err = run([*args[:-1], "--json", "--no-cache"], capsys)
+    source = next(s for s in json.loads(out)["sources"] if s["url"] == DOCS)
+    texts = " ".join(p["text"] for p in source["passages"])
+    assert "retained for 90 days" in texts and "scraped by the search service" not in texts

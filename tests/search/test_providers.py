@@ -1,6 +1,7 @@
 """Firecrawl, crw and Bocha (issue 29, item 2) against their recorded answers, beyond what
 test_backends.py asks of every HTTP backend: a refused key (401), a 429's Retry-After in the
-error, each service's own request fields, and an error told in a 200 body."""
+error, each service's own request fields, an error told in a 200 body, and `:scrape` (the
+service's copy of a page, standing in only for a read of Sleuth's own that failed)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,15 @@ from typing import Any
 
 import pytest
 
-from sleuth.errors import RateLimitedError, SearchError
+from sleuth.errors import RateLimitedError, SearchError, UsageError
+from sleuth.pipeline.candidates import Candidate
+from sleuth.pipeline.gather import _read_for
+from sleuth.pipeline.read import ReadOutcome
 from sleuth.ports import SearchQuery
 from sleuth.registry import BackendSettings
 from sleuth.search.firecrawl import time_filter
 from sleuth.search.spec import build_search
+from sleuth.types import Page, SearchResult
 
 from .replay import ReplayServer
 
@@ -106,3 +111,55 @@ def test_recency_buckets_never_cut_more_than_asked(days: int, tbs: str | None) -
 async def test_a_since_past_a_year_sends_no_time_filter(replay: ReplayServer) -> None:
     await ask(replay, "firecrawl", since=date.today() - timedelta(days=800))
     assert "tbs" not in replay.requests[-1].body
+
+
+async def test_scrape_asks_for_markdown_and_keeps_it_as_plain_text(replay: ReplayServer) -> None:
+    replay.scenario = "scraped"
+    results = await backend(replay, "firecrawl:scrape").search(SearchQuery("rust async runtime"))
+    assert replay.requests[-1].body["scrapeOptions"] == {
+        "formats": ["markdown"],
+        "onlyMainContent": True,
+    }
+    tokio, smol = results
+    assert tokio.scraped is not None and tokio.scraped.startswith(
+        "Build reliable network applications without compromising speed.\n\nTokio is an "
+        "asynchronous runtime for the Rust programming language. It provides"
+    )
+    assert "](" not in tokio.scraped and "**" not in tokio.scraped and "Tokio logo" in tokio.scraped
+    assert smol.scraped is None  # Firecrawl could not scrape it: Sleuth's own read only
+    assert tokio.snippet.startswith("Tokio is an event-driven")  # the snippet is unchanged
+    replay.scenario = "scraped"
+    crw = await backend(replay, "crw:scrape").search(SearchQuery("q"))
+    assert replay.requests[-1].body["scrapeOptions"]["formats"] == ["markdown"]
+    assert (
+        crw[0].scraped
+        == "Tokio\n\nTokio is an asynchronous runtime for the Rust programming language."
+    )
+
+
+async def test_without_scrape_nothing_scraped_is_kept(replay: ReplayServer) -> None:
+    results = await ask(replay, "firecrawl", "scraped")
+    assert {r.scraped for r in results} == {None}
+
+
+@pytest.mark.parametrize("name", ["firecrawl", "crw"])
+def test_an_unknown_option_is_refused(replay: ReplayServer, name: str) -> None:
+    with pytest.raises(UsageError, match=f"the {name} search backend takes no option but scrape"):
+        backend(replay, f"{name}:deep")
+
+
+def test_a_scraped_page_stands_in_only_for_a_failed_read() -> None:
+    def cand(url: str) -> Candidate:
+        return Candidate(SearchResult(url, "T", "s", "firecrawl", 1, scraped="Page text."), 1.0, 1)
+
+    outcome = ReadOutcome(failed={"http://a/": "http 403", "http://b/": "blocked"})
+    outcome.blocked.add("http://b/")
+    outcome.unfinished.append("http://c/")
+    rescued = _read_for(cand("http://a/"), outcome)
+    assert rescued.page is not None and rescued.page.text == "Page text."
+    assert rescued.page.content_type == "text/markdown" and rescued.page.url == "http://a/"
+    assert _read_for(cand("http://b/"), outcome).page is None  # the guard refused it
+    assert _read_for(cand("http://c/"), outcome).page is None  # never checked: deadline
+    read = Page("http://d/", "D", "Sleuth's own read.", "2026-01-01T00:00:00+00:00")
+    outcome.pages["http://d/"] = read
+    assert _read_for(cand("http://d/"), outcome).page is read  # its own read wins
