@@ -202,6 +202,17 @@ def unwrap_redirect(url: str) -> str:
 # ---------------------------------------------------------------- text
 
 
+def model_preferences(language: str | None, since: date | None) -> str:
+    """The search language and `--since` as instructions, for a backend whose search is a
+    model's (its tool takes no such parameters)."""
+    said = ""
+    if language:
+        said += f" Prefer pages in the language with BCP 47 code {language}."
+    if since:
+        said += f" Prefer pages published on or after {since.isoformat()}."
+    return said
+
+
 def keyword_ladder(text: str) -> list[str]:
     """Shorter keyword queries to retry a zero-result question with: 4, then 2, then 1 tokens."""
     tokens = keywords(text)

@@ -29,7 +29,7 @@ from ..fetch.tls import tls_context
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import USER_AGENT, Http, endpoint, results_of, strip_html
+from .common import USER_AGENT, Http, endpoint, model_preferences, results_of, strip_html
 
 NAME = "gemini"
 KEYS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
@@ -85,13 +85,9 @@ class GeminiGrounding:
 
 
 def body(query: SearchQuery) -> dict[str, Any]:
-    extra = ""
-    if query.language:
-        extra += f" Prefer pages in the language with BCP 47 code {query.language}."
-    if query.since:
-        extra += f" Prefer pages published on or after {query.since.isoformat()}."
+    said = INSTRUCTIONS + model_preferences(query.language, query.since)
     return {
-        "systemInstruction": {"parts": [{"text": INSTRUCTIONS + extra}]},
+        "systemInstruction": {"parts": [{"text": said}]},
         "contents": [{"role": "user", "parts": [{"text": query.text}]}],
         "tools": [{"google_search": {}}],
     }

@@ -22,7 +22,7 @@ from ..langtag import parse_tag
 from ..ports import SearchBackend, SearchQuery
 from ..registry import BackendSettings, Registries
 from ..types import SearchResult
-from .common import Http, endpoint, require, results_of, strip_html
+from .common import Http, endpoint, model_preferences, require, results_of, strip_html
 
 NAME = "openai"
 KEY = "OPENAI_API_KEY"
@@ -57,22 +57,13 @@ class OpenAIWebSearch:
             tool["user_location"] = {"type": "approximate", "country": country}
         return {
             "model": self.model,
-            "instructions": instructions(query),
+            "instructions": INSTRUCTIONS + model_preferences(query.language, query.since),
             "input": query.text,
             "tools": [tool],
             "tool_choice": "required",  # a search backend that does not search is no use
             "include": ["web_search_call.action.sources"],
             "store": False,
         }
-
-
-def instructions(query: SearchQuery) -> str:
-    extra = ""
-    if query.language:
-        extra += f" Prefer pages in the language with BCP 47 code {query.language}."
-    if query.since:
-        extra += f" Prefer pages published on or after {query.since.isoformat()}."
-    return INSTRUCTIONS + extra
 
 
 def cited(output: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
