@@ -5,6 +5,7 @@ backend."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from typing import Any
 
@@ -94,20 +95,23 @@ async def test_gemini_resolves_googles_redirect_links_without_following_them() -
     def handler(request: httpx2.Request) -> httpx2.Response:
         asked.append(str(request.url))
         if request.url.host == "vertexaisearch.cloud.google.com":
-            if request.url.path.endswith("tokio"):
+            if request.url.path.endswith(("tokio", "again")):
                 return httpx2.Response(302, headers={"Location": "https://tokio.rs/"})
             return httpx2.Response(404)  # an expired link: kept as given
         recorded = ReplayServer().fixture("gemini", "x") or pytest.fail("no fixture")
-        return httpx2.Response(200, content=recorded.read_bytes())
+        data = json.loads(recorded.read_bytes())
+        chunks = data["candidates"][0]["groundingMetadata"]["groundingChunks"]
+        chunks.insert(1, {"web": {"uri": f"{TOKIO_VIA_GOOGLE}again", "title": "tokio.rs"}})
+        return httpx2.Response(200, json=data)
 
     env = {"GEMINI_API_KEY": "k1,k2"}
     backend = build_search(
         "gemini", BackendSettings(env=env, extra={"transport": httpx2.MockTransport(handler)})
     )
     results = await backend.search(SearchQuery(Q))
-    assert [r.url for r in results] == [
-        "https://tokio.rs/",
-        "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHx2asyncbook",
+    assert [(r.url, r.rank) for r in results] == [
+        ("https://tokio.rs/", 1),  # two links to it: one result
+        ("https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQHx2asyncbook", 2),
     ]
     assert asked[0].startswith("https://generativelanguage.googleapis.com/v1beta/models/")
     assert "https://tokio.rs/" not in asked  # the target is read later, by Sleuth's fetcher

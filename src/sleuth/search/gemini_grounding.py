@@ -37,6 +37,7 @@ DEFAULT_ENDPOINT = "https://generativelanguage.googleapis.com/v1beta"  # + /mode
 DEFAULT_MODEL = "gemini-2.5-flash"
 REDIRECT_HOST = "vertexaisearch.cloud.google.com"
 TIMEOUT_S = 60.0  # a model that searches and answers takes tens of seconds
+RESOLVE_TIMEOUT_S = 5.0  # one redirect answer; past this the link is kept as given
 INSTRUCTIONS = (
     "Search the web with Google Search for the user's query and answer it briefly from the "
     "pages you find. Prefer primary and authoritative sources."
@@ -69,18 +70,21 @@ class GeminiGrounding:
         return await self.resolved(results)
 
     async def resolved(self, results: list[SearchResult]) -> list[SearchResult]:
-        """Each Google redirect link replaced by the URL it points to, when it says."""
+        """Each Google redirect link replaced by the URL it points to, when it says; two links
+        to one page are one result, ranks closed up."""
         async with httpx2.AsyncClient(
-            timeout=self.http.timeout_s,
+            timeout=RESOLVE_TIMEOUT_S,
             transport=self.http.transport,
             trust_env=True,
             verify=tls_context(),
             follow_redirects=False,
         ) as client:
             targets = await asyncio.gather(*(_target(client, r.url) for r in results))
+        by_url: dict[str, SearchResult] = {}
+        for result, target in zip(results, targets, strict=True):
+            by_url.setdefault(target or result.url, result)
         return [
-            r if target is None else replace(r, url=target)
-            for r, target in zip(results, targets, strict=True)
+            replace(r, url=url, rank=rank) for rank, (url, r) in enumerate(by_url.items(), start=1)
         ]
 
 
