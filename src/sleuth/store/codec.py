@@ -8,6 +8,8 @@ plus those fields, and reads either.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from dataclasses import asdict, fields
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 from ..events import EVENT_TYPES, Event
 from ..types import (
     Citation,
+    Figure,
     ModelUsage,
     Passage,
     Result,
@@ -45,7 +48,26 @@ def result_to_json(result: Result, with_text: bool = True) -> dict[str, Any]:
     data["sources"] = [source_to_json(s, with_text) for s in result.sources]
     data["verification"]["enabled"] = result.verification.enabled
     data["writer"] = result.writer
+    if with_text:  # the checked bytes, so a report shows the image without asking its host
+        for out, figure in zip(data["images"], result.images, strict=True):
+            out["data"] = base64.b64encode(figure.data).decode("ascii")
     return data
+
+
+def figure_from_json(data: dict[str, Any]) -> Figure:
+    try:
+        raw = base64.b64decode(data.get("data", ""), validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    return Figure(
+        number=int(data["number"]),
+        url=data["url"],
+        alt=data.get("alt", ""),
+        caption=data.get("caption", ""),
+        sentence=data.get("sentence", ""),
+        type=data.get("type", ""),
+        data=raw,
+    )
 
 
 def source_from_json(data: dict[str, Any]) -> Source:
@@ -115,6 +137,7 @@ def result_from_json(data: dict[str, Any]) -> Result:
         writer=data.get("writer", "extractive"),
         plan=tuple(data.get("plan", ())),
         rounds=tuple(data.get("rounds", ())),
+        images=tuple(figure_from_json(f) for f in data.get("images", ())),
     )
 
 

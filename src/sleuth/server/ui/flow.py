@@ -158,7 +158,7 @@ async def _answer(
     numbers = {s.number for s in result.sources}
     quotes = {c.number: c.quote for c in result.citations}
     return {
-        "answer": answer_html(text, numbers, unsupported, label),
+        "answer": answer_html(text, numbers, unsupported, label, result.images),
         "revision": shown,
         "revisions": revisions,
         "quotes": quotes,
@@ -331,7 +331,8 @@ def _checked_json(
 
     unsupported = [u.sentence for u in checked.verification.unsupported]
     label = translator(language(request))("answer.unsupported")
-    html = answer_html(checked.text, {s.number for s in record.result.sources}, unsupported, label)
+    numbers = {s.number for s in record.result.sources}
+    html = answer_html(checked.text, numbers, unsupported, label, record.result.images)
     v = checked.verification
     return {"text": checked.text, "html": html, "checked": v.checked, "supported": v.supported,
             "unsupported": len(unsupported)}  # fmt: skip
