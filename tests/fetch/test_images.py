@@ -5,12 +5,16 @@ address is never requested, and an oversized, mislabelled or non-image response 
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import pytest
 
 from sleuth.errors import BlockedURLError, FetchError
+from sleuth.fetch.body import Body
+from sleuth.fetch.cache import SqlitePageCache
 from sleuth.fetch.extract import extract_html
 from sleuth.fetch.media import image_type
+from sleuth.fetch.parse import to_page
 from tests.fetch.conftest import MakeFetcher
 from tests.testweb.images import GIF, SVG, png
 from tests.testweb.server import TestWeb
@@ -139,3 +143,12 @@ async def test_oversized_and_non_image_responses_are_dropped(
         await make_fetcher().fetch_image(url)
     assert caught.value.cause == cause
     assert caught.value.url == url
+
+
+def test_a_cached_page_keeps_its_images(tmp_path: Path) -> None:
+    """A page read from the page cache still offers its images to the report."""
+    page = to_page(Body(PAGE, PAGE, "text/html", "utf-8", PAGE_HTML.encode(), False), 5)
+    cache = SqlitePageCache(tmp_path / "pages.db", ttl_s=60)
+    cache.put(page)
+    again = cache.get(PAGE)
+    assert again is not None and again.images == page.images and len(page.images) == 2
