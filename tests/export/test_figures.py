@@ -11,7 +11,16 @@ from sleuth.export.html import render_answer
 from sleuth.export.markdown import result_markdown
 from sleuth.server.ui.answer import answer_html
 from sleuth.store.codec import result_from_json, result_to_json
-from sleuth.types import Figure, Passage, Result, Source, SourceTrust, Usage, Verification
+from sleuth.types import (
+    Figure,
+    PageImage,
+    Passage,
+    Result,
+    Source,
+    SourceTrust,
+    Usage,
+    Verification,
+)
 from tests.testweb.images import png
 
 ANSWER = (
@@ -61,7 +70,10 @@ def test_the_ui_answer_shows_figures_and_unsupported_marks_together() -> None:
 
 
 def result_with(*figures: Figure) -> Result:
-    source = Source(1, "http://docs.example/logs", "Logs", 1.0, (Passage("x", 1.0, 0),))
+    shows = (PageImage(KEPT.url, KEPT.alt, KEPT.caption),)
+    source = Source(
+        1, "http://docs.example/logs", "Logs", 1.0, (Passage("x", 1.0, 0),), images=shows
+    )
     return Result("Q?", ANSWER, (), (source,), (), "high", Verification(4, 4),
                   SourceTrust("high", {}), Usage(), images=figures)  # fmt: skip
 
@@ -73,9 +85,12 @@ def test_markdown_puts_the_image_link_after_the_block() -> None:
 
 
 def test_the_session_codec_keeps_the_bytes_and_the_public_json_does_not() -> None:
+    """Sessions keep the checked bytes and each source's page images (a steered or resumed
+    run still shows them); the public result lists images without bytes."""
     result = result_with(KEPT, GONE)
     assert result_from_json(json.loads(json.dumps(result_to_json(result)))) == result
     public = result.to_json()["images"]
     assert public[0]["bytes"] == len(png()) and "data" not in public[0]
     lean = result_from_json(result_to_json(result, with_text=False))
     assert [f.data for f in lean.images] == [b"", b""]
+    assert "images" not in result.to_json()["sources"][0]  # a page's candidates stay inside

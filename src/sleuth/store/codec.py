@@ -19,6 +19,7 @@ from ..types import (
     Citation,
     Figure,
     ModelUsage,
+    PageImage,
     Passage,
     Result,
     Source,
@@ -37,6 +38,8 @@ def source_to_json(source: Source, with_text: bool = True) -> dict[str, Any]:
     data["published"] = source.published
     if with_text:
         data["text"] = source.text
+        if source.images:  # what a steered or resumed run may still show beside its claims
+            data["images"] = [asdict(i) for i in source.images]
     return data
 
 
@@ -86,6 +89,10 @@ def source_from_json(data: dict[str, Any]) -> Source:
         authority=data.get("authority", "unknown"),
         text=data.get("text", ""),
         location=data.get("location"),
+        images=tuple(
+            PageImage(i["url"], i.get("alt", ""), i.get("caption", ""))
+            for i in data.get("images", ())
+        ),
     )
 
 
