@@ -333,6 +333,18 @@ class UsageOut(BaseModel):
     cost_usd: float | None
 
 
+class FigureOut(BaseModel):
+    """An image of a cited page shown beside the sentence it illustrates (`images`)."""
+
+    number: int = Field(description="The source whose page shows it.")
+    url: str
+    alt: str
+    caption: str
+    sentence: str = Field(description="The cited sentence it illustrates.")
+    type: str = Field(description="The media type its bytes were checked to be.")
+    bytes: int
+
+
 class ResearchResult(BaseModel):
     """The result shape of `sleuth ask --json` (docs/getting-started.md), plus `cached`."""
 
@@ -346,6 +358,9 @@ class ResearchResult(BaseModel):
     verification: VerificationOut
     source_trust: TrustOut
     usage: UsageOut
+    images: list[FigureOut] = Field(
+        default_factory=list, description="Images of cited pages (when `images` was asked)."
+    )
     cached: bool
     session_id: str | None
 
