@@ -35,6 +35,10 @@ class SearchResult:
     rank: int  # 1-based position in the backend's own answer
     published: str | None = None  # ISO date when the service gives one
     page: Page | None = None  # already-read content (local files, saved sources): never fetched
+    # The page's text as the search service itself scraped it (`firecrawl:scrape`, `crw:scrape`):
+    # the URL is still fetched; this stands in only when Sleuth's own read fails for a reason
+    # other than its network guard or domain lists (pipeline/gather.py).
+    scraped: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

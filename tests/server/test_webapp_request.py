@@ -84,7 +84,7 @@ def test_enable_citation_image_is_the_images_setting_on_by_default(
         ({"provider": "openai", "taskModel": "gpt-4o"}, "OPENAI_API_KEY"),
         ({"provider": "ollama"}, "taskModel is required"),
         ({"provider": "skynet"}, "not known"),
-        ({"searchProvider": "firecrawl"}, "firecrawl"),
+        ({"searchProvider": "bing"}, "bing"),
         (
             {"promptOverrides": {"finalReportPrompt": "x" * (MAX_PROMPT_OVERRIDE_CHARS + 1)}},
             f"promptOverrides: finalReportPrompt is {MAX_PROMPT_OVERRIDE_CHARS + 1} characters",
@@ -122,6 +122,19 @@ def test_search_language_results_and_prompt_overrides() -> None:
     assert "style" not in got.values and "guidance" not in got.values
     assert got.ignored_prompts == got.unknown_prompts == () and got.warnings == []
     assert "search" not in mapped(searchProvider="model")  # the server's default search
+
+
+@pytest.mark.parametrize(
+    ("provider", "search"), [("openai", "openai"), ("google", "gemini"), ("deepseek", None)]
+)
+def test_model_search_is_the_providers_own_when_it_has_one(
+    provider: str, search: str | None
+) -> None:
+    env = {**ENV, "OPENAI_API_KEY": "sk-o", "GEMINI_API_KEY": "g"}
+    fields = {"query": "Q?", "provider": provider, "taskModel": "m", "searchProvider": "model"}
+    assert map_request(parse(fields), env).values.get("search") == search
+    for name in ("firecrawl", "crw", "bocha"):
+        assert map_request(parse({**fields, "searchProvider": name}), env).values["search"] == name
 
 
 SEED_KEYS = (  # the web-app seed's promptOverrides keys, in its order

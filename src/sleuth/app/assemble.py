@@ -271,8 +271,12 @@ def fallback_spec(settings: Settings) -> str:
     return f"multi:{spec}" if "," in spec and not spec.startswith("multi:") else spec
 
 
+# The model providers' own keys, for the backends that search through a model (openai, gemini).
+VENDOR_KEYS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
 def backend_settings(settings: Settings) -> BackendSettings:
-    env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_")}
+    env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_") or k in VENDOR_KEYS}
     extra = {"kb": settings.kb, "kb_hybrid": settings.kb_hybrid, "kb_owner": settings.kb_owner}
     return BackendSettings(
         env=env,

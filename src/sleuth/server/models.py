@@ -418,6 +418,7 @@ class UsageDayOut(BaseModel):
     pages_read: int
     runs: int
     cached: int
+    cost_usd: float = 0.0
 
 
 class UsageResponse(BaseModel):
@@ -425,6 +426,22 @@ class UsageResponse(BaseModel):
     period: str
     meters: dict[str, Meter]
     days: list[UsageDayOut]
+    cost_usd: float = Field(description="What the month's runs spent on models (priced ones).")
+
+
+class OrgModelOut(BaseModel):
+    """The model an organization's runs use: its own (set by the operator) or the server's.
+    The API key is never shown, only whether one is set."""
+
+    orgId: str
+    own: bool = Field(description="False: the organization runs on the server's model.")
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    key_set: bool = False
+    plan_model: str | None = None
+    critic_model: str | None = None
+    updated_at: str | None = None
 
 
 class RunSummary(BaseModel):

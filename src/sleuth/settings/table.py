@@ -530,6 +530,18 @@ _TABLE = (
         metavar="NAME[,NAME]",
     ),
     _s(
+        "secret_key",
+        "text",
+        None,
+        "The server's secret key: seals the model API keys operators give organizations "
+        "(`sleuth keys org-model set`) in the store. Fernet keys, comma-separated: the first "
+        "seals, any opens (rotation: new,old, then `sleuth keys org-model reseal`). Every "
+        "process of one store needs the same (environment or config file only, never a flag).",
+        "server",
+        secret=True,
+        cli=False,
+    ),
+    _s(
         "metrics_token",
         "text",
         None,
