@@ -23,7 +23,9 @@ PAGE = "http://figures.example.org/guide/retention"
 PAGE_HTML = """<!doctype html><html><head><title>Retention</title></head><body>
 <header><img src="/logo.png" alt="Example Cloud company logo"></header>
 <nav><img src="/home.png" alt="Back to the home page"></nav>
-<article><h1>Audit log retention</h1>
+<article><header><h1>Audit log retention</h1>
+<img srcset="/img/lead-480.png 480w, /img/lead-960.png 960w" alt="The audit log console page">
+</header>
 <p>Example Cloud keeps audit logs for 90 days by default before deleting them.</p>
 <figure><img src="../img/chart.png" alt="Bar chart">
 <figcaption>Audit logs are kept for 90 days by default.</figcaption></figure>
@@ -40,11 +42,13 @@ PAGE_HTML = """<!doctype html><html><head><title>Retention</title></head><body>
 
 
 def test_extraction_keeps_images_with_words_of_their_own() -> None:
-    """Page chrome (header, nav, aside), icon-sized images, images without words or with only
-    a file name or "logo", and non-http sources are left out; a lazy loader's `data-src` is
-    read; an image shown twice is kept once, with its first words."""
+    """Page chrome (the site's header, nav, aside), icon-sized images, images without words or
+    with only a file name or "logo", and non-http sources are left out; an article's own header
+    image, `srcset` and a lazy loader's `data-src` are read; an image shown twice is kept once,
+    with its first words."""
     images = extract_html(PAGE_HTML, PAGE).images
     assert [(i.url, i.alt, i.caption) for i in images] == [
+        ("http://figures.example.org/img/lead-480.png", "The audit log console page", ""),
         (
             "http://figures.example.org/img/chart.png",
             "Bar chart",
@@ -151,4 +155,4 @@ def test_a_cached_page_keeps_its_images(tmp_path: Path) -> None:
     cache = SqlitePageCache(tmp_path / "pages.db", ttl_s=60)
     cache.put(page)
     again = cache.get(PAGE)
-    assert again is not None and again.images == page.images and len(page.images) == 2
+    assert again is not None and again.images == page.images and len(page.images) == 3

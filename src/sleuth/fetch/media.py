@@ -2,7 +2,7 @@
 
 While a page is extracted, its `<img>` elements (and the `<figcaption>` of the `<figure>` they
 sit in) become `PageImage`s — only those with words of their own (alt text or a caption), none
-from navigation, headers, footers or sidebars, none that declare themselves icon-sized, at most
+from navigation, site headers, footers or sidebars, none that declare themselves icon-sized, at most
 `MAX_PAGE_IMAGES` a page. A download is accepted only as one of the raster types in
 `IMAGE_TYPES` whose first bytes agree with the declared type: SVG is refused (it is a document
 that can carry scripts and links), and so is anything else a server calls an image.
@@ -27,7 +27,8 @@ IMAGE_TYPES: dict[str, tuple[bytes, ...]] = {
     "image/gif": (b"GIF87a", b"GIF89a"),
     "image/webp": (b"RIFF",),  # and "WEBP" at offset 8, checked below
 }
-_CHROME = ("nav", "header", "footer", "aside", "form", "noscript", "template")
+_CHROME = frozenset({"nav", "footer", "aside", "form", "noscript", "template"})
+_CONTENT = frozenset({"article", "main"})  # a <header> inside these is the article's own
 _JUNK_WORDS = re.compile(
     r"^(?:image|picture|photo|img|logo|icon|avatar|banner|spacer|placeholder|thumbnail|"
     r"advertisement|ad|button)\b|\.(?:png|jpe?g|gif|webp|svg)$",
@@ -63,10 +64,12 @@ def _image(element: Any, base_url: str) -> PageImage | None:
 
 
 def _source_url(element: Any, base_url: str) -> str | None:
-    """The image's absolute http(s) URL: `src`, or a lazy loader's `data-src` when `src` is
-    an inline placeholder."""
-    for attribute in ("src", "data-src"):
+    """The image's absolute http(s) URL: `src`, a lazy loader's `data-src` when `src` is an
+    inline placeholder, else the first candidate of `srcset`."""
+    for attribute in ("src", "data-src", "srcset"):
         raw = str(element.get(attribute) or "").strip()
+        if attribute == "srcset":
+            raw = raw.split(",", 1)[0].strip().split(" ", 1)[0]
         if not raw or raw.startswith("data:"):
             continue
         url = urljoin(base_url, raw)
@@ -76,7 +79,12 @@ def _source_url(element: Any, base_url: str) -> str | None:
 
 
 def _in_chrome(element: Any) -> bool:
-    return any(parent.tag in _CHROME for parent in element.iterancestors())
+    """Inside navigation, a footer, a sidebar or a form, or a site header (not an article's
+    own header, where a lead image lives)."""
+    tags = [parent.tag for parent in element.iterancestors()]
+    if any(tag in _CHROME for tag in tags):
+        return True
+    return "header" in tags and not any(tag in _CONTENT for tag in tags)
 
 
 def _icon_sized(element: Any) -> bool:
