@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sleuth.errors import BlockedURLError, FetchError
 from sleuth.fetch.domains import DomainPolicy
+from sleuth.pipeline.cite import health_footer
 from sleuth.pipeline.illustrate import MAX_FIGURES, candidates, figures
 from sleuth.types import (
     FetchedImage,
@@ -102,3 +103,14 @@ async def test_at_most_a_few_images_in_one_result() -> None:
     sentences = " ".join(f"The bridge opened in 1932, view {i} [1]." for i in range(10))
     shown = await figures(sentences, [source(1, *many)], Verification(10, 10), Images())
     assert len(shown) == MAX_FIGURES
+
+
+def test_the_citation_health_list_is_no_claim_to_illustrate() -> None:
+    """The check's own list clips long unsupported sentences: no image goes after it."""
+    long = "The bridge opened in 1932, " + "a day of long speeches and music, " * 8 + "at noon."
+    check = Verification(2, 1, (UnsupportedSentence(long, (1,)),))
+    text = f"{long[:-1]} [1]. It is a steel arch bridge over the river Mere [1]."
+    answer = f"{text}\n{health_footer(check)}"
+    assert "## Citation health" in answer and long not in answer.split("## Citation health")[1]
+    found = candidates(answer, [source(1, ARCH, OPENING)], check)
+    assert {c.sentence for c in found} == {"It is a steel arch bridge over the river Mere."}

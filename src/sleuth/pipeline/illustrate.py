@@ -21,7 +21,7 @@ from ..errors import FetchError
 from ..fetch.domains import DomainPolicy
 from ..ports import ImageFetcher
 from ..types import FetchedImage, Figure, PageImage, Source, Verification
-from .cite import claims
+from .cite import HEALTH_HEADING, claims
 from .support import context_of, stems_of
 
 MAX_FIGURES = 4  # images in one result
@@ -46,11 +46,17 @@ def candidates(answer: str, sources: Sequence[Source], check: Verification) -> l
     by_number = {s.number: s for s in sources}
     unsupported = {u.sentence for u in check.unsupported}
     found: list[Candidate] = []
-    for claim in claims(answer):
+    for claim in claims(_without_health(answer)):
         if claim.sentence not in unsupported:
             cited = [by_number[n] for n in claim.numbers if n in by_number]
             found += [c for source in cited for c in _fits(claim.sentence, source)]
     return sorted(found, key=lambda c: c.fit, reverse=True)
+
+
+def _without_health(answer: str) -> str:
+    """The answer without the check's own `## Citation health` list (its sentences are the
+    unsupported ones, clipped)."""
+    return answer.split(f"\n{HEALTH_HEADING}\n", 1)[0]
 
 
 def _fits(sentence: str, source: Source) -> list[Candidate]:
