@@ -56,7 +56,10 @@ def placed(text: str, figures: Sequence[Figure], block: Callable[[int, Figure], 
     ends = [(block_end(clean, f.sentence), i) for i, f in enumerate(figures)]
     at = [(end, i) for end, i in ends if end is not None]
     for offset, i in sorted(at, reverse=True):
-        clean = f"{clean[:offset]}\n\n{block(i, figures[i])}\n\n{clean[offset:].lstrip(chr(10))}"
+        rest = clean[offset:].lstrip("\n")
+        clean = f"{clean[:offset].rstrip(chr(10))}\n\n{block(i, figures[i])}" + (
+            f"\n\n{rest}" if rest else ""
+        )
     return clean
 
 
