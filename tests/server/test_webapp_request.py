@@ -22,14 +22,16 @@ def test_providers_map_to_wire_formats_urls_and_server_keys() -> None:
     assert deep == {
         "deep": 2, "api_format": "openai", "base_url": "https://api.deepseek.com/v1",
         "api_key": "sk-deep", "model": "deepseek-chat",
-        "plan_model": "deepseek-reasoner", "critic_model": "deepseek-reasoner",
+        "plan_model": "deepseek-reasoner", "critic_model": "deepseek-reasoner", "images": True,
     }  # fmt: skip
     anthropic = mapped(provider="Anthropic", taskModel="claude-sonnet-4-6")
     assert anthropic["api_format"] == "anthropic"
     assert anthropic["plan_model"] == "claude-sonnet-4-6"  # no thinkingModel: the task model
     assert mapped(provider="ollama", taskModel="qwen3")["base_url"] == "http://127.0.0.1:11434/v1"
     own = map_request(parse({"query": "Q?", "provider": "openaicompatible"}), ENV)
-    assert own.values == {"deep": 2} and own.dropped == ()  # the server's endpoint stays
+    assert (
+        own.values == {"deep": 2, "images": True} and own.dropped == ()
+    )  # the server's endpoint stays
     xai = {"query": "Q?", "provider": "xai", "taskModel": "grok-4"}
     named = map_request(parse(xai), {"XAI_API_KEY": "k"})
     assert named.dropped == LLM_SETTINGS  # the operator's endpoint does not leak into it
@@ -44,7 +46,7 @@ def test_google_and_azure_map_to_their_providers_with_the_servers_credentials() 
     assert google.values == {
         "deep": 2, "api_format": "google", "base_url": "https://generativelanguage.googleapis.com",
         "api_key": "g-key", "model": "gemini-2.5-flash",
-        "plan_model": "gemini-2.5-pro", "critic_model": "gemini-2.5-pro",
+        "plan_model": "gemini-2.5-pro", "critic_model": "gemini-2.5-pro", "images": True,
     }  # fmt: skip
     assert google.dropped == LLM_SETTINGS
     azure = map_request(parse({"query": "Q?", "provider": "azure", "taskModel": "writer"}), env)
@@ -56,6 +58,21 @@ def test_google_and_azure_map_to_their_providers_with_the_servers_credentials() 
     by_token = map_request(parse({"query": "Q?", "provider": "azure", "taskModel": "w"}), entra)
     assert by_token.values["azure_ad_token"] == "entra-token"
     assert "api_key" not in by_token.values
+
+
+@pytest.mark.parametrize(
+    ("given", "images"),
+    [
+        ({}, True),
+        ({"enableCitationImage": False}, False),
+        ({"enableCitationImage": "false"}, False),
+    ],
+)
+def test_enable_citation_image_is_the_images_setting_on_by_default(
+    given: dict[str, object], images: bool
+) -> None:
+    """The seed's default is on; the live URL's query parameter arrives as text."""
+    assert mapped(**given)["images"] is images
 
 
 @pytest.mark.parametrize(

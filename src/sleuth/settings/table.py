@@ -345,6 +345,14 @@ _TABLE = (
     ),
     _s("tldr", "flag", False, "Start with a cited one-paragraph summary.", "run"),
     _s(
+        "images",
+        "flag",
+        False,
+        "Show images of the cited pages (with their alt text or caption) beside the sentences "
+        "they illustrate; each is downloaded through the network guard, checked and kept.",
+        "run",
+    ),
+    _s(
         "language",
         "text",
         None,

@@ -7,14 +7,16 @@ at the provider's documented base URL (Azure: the server's AZURE_OPENAI_ENDPOINT
 task and thinking models being deployment names), with the key (or Azure's Entra token) from
 the server's environment (a client never sends a key or a URL);
 `openaicompatible` is the server's own configured endpoint. The thinking model plans and
-reviews, the task model writes. `searchProvider` maps onto Sleuth's backends (`model` is the
-provider's own web search for `openai` and `google`, the server's default search otherwise).
-`language` is the writing language and, when it is a language code (`en-US`, `de`), the search
-language too: the planner's queries and each backend's
-language or region parameter. Each `promptOverrides` key replaces the instructions of the
-Sleuth stage it names (`PROMPT_STAGES`); the reply formats, the untrusted-source framing, the
-citation rules and the code-side citation check stay. Keys for a stage Sleuth does without a
-model, and keys the dialect does not define, are reported, never silently dropped.
+reviews, the task model writes. `enableCitationImage` (on unless turned off, as in the seed)
+is the `images` setting: images of the cited pages in the report. `searchProvider` maps onto
+Sleuth's backends (`model` is the provider's own web search for `openai` and `google`, the
+server's default search otherwise). `language` is the writing language and, when it is a
+language code (`en-US`, `de`), the search language too: the planner's queries and each
+backend's language or region parameter. Each `promptOverrides` key replaces the instructions
+of the Sleuth stage it names (`PROMPT_STAGES`); the reply formats, the untrusted-source
+framing, the citation rules and the code-side citation check stay. Keys for a stage Sleuth
+does without a model, and keys the dialect does not define, are reported, never silently
+dropped.
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ UNAPPLIED_PROMPTS: Mapping[str, str] = {
     "queryResultPrompt": "Sleuth makes no model call per search query",
     "searchResultPrompt": "Sleuth picks passages from search results in code, not with a model",
     "searchKnowledgeResultPrompt": "knowledge-base results are read like web results, in code",
-    "finalReportCitationImagePrompt": "Sleuth puts no images in reports",
+    "finalReportCitationImagePrompt": "Sleuth picks a report's images in code, from the pages "
+    "it read, not with a model",
     "finalReportReferencesPrompt": "Sleuth writes the source list itself from checked citations",
 }
 SHOWN_KEY_CHARS = 60  # an unknown key is quoted in a warning up to this long
@@ -124,7 +127,7 @@ class WebAppConfig(BaseModel):
     searchProvider: str | None = None
     language: str | None = Field(None, max_length=40)
     maxResult: int | None = Field(None, ge=1, le=50)
-    enableCitationImage: bool = True  # accepted; Sleuth does not extract images
+    enableCitationImage: bool = True  # images of the cited pages beside their sentences
     enableReferences: bool = True
     promptOverrides: dict[str, str] | None = None
 
@@ -218,6 +221,7 @@ def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
             values["search_lang"] = config.language
     if config.maxResult is not None:
         values["max_results"] = config.maxResult
+    values["images"] = config.enableCitationImage  # the seed's default is on
     stages, ignored, unknown = _prompt_stages(config.promptOverrides or {})
     if stages:
         values["prompt_overrides"] = PromptOverrides(**stages)
