@@ -3,6 +3,7 @@
     SleuthError                   exit 1 / HTTP 500 unless a subclass says otherwise
     ├── UsageError                bad input from a user: a flag, a file, a question (exit 1, 400)
     │   ├── ConfigError           a bad config file or environment value
+    │   │   └── SecretKeyError    the server's secret_key cannot open what it sealed (HTTP 503)
     │   ├── LLMNotConfigured      the use case needs a model and none is configured (HTTP 503)
     │   ├── NotFoundError         no such session/run (for an organization: not its own) (404)
     │   ├── NotAllowed            the operator does not let a caller choose this (a model) (403)
@@ -90,6 +91,16 @@ class UsageError(SleuthError):
 
 class ConfigError(UsageError):
     code = "BAD_CONFIG"
+
+
+class SecretKeyError(ConfigError):
+    """Something the operator stored sealed (an organization's model API key) cannot be used:
+    the server has no secret_key, or not the one it was sealed with. The operator's
+    configuration, not the request, is wrong, so a server answers 503; a run never falls back
+    to another model in its place."""
+
+    http_status = 503
+    code = "SECRET_KEY"
 
 
 class NotAllowed(UsageError):

@@ -9,7 +9,7 @@ from datetime import date
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 from .events import Event
-from .types import OutputKind, Page, SearchResult, Source
+from .types import FetchedImage, OutputKind, Page, SearchResult, Source
 
 
 def _ignore(event: Event) -> None:
@@ -48,6 +48,13 @@ class Fetcher(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+class ImageFetcher(Protocol):
+    async def fetch_image(self, url: str) -> FetchedImage:
+        """Download an image a read page shows, through the fetcher's network guard; raises
+        FetchError when it is refused, unreachable, too large or not an image type shown."""
+        ...
 
 
 class PageCache(Protocol):

@@ -35,6 +35,60 @@ class SearchResult:
     rank: int  # 1-based position in the backend's own answer
     published: str | None = None  # ISO date when the service gives one
     page: Page | None = None  # already-read content (local files, saved sources): never fetched
+    # The page's text as the search service itself scraped it (`firecrawl:scrape`, `crw:scrape`):
+    # the URL is still fetched; this stands in only when Sleuth's own read fails for a reason
+    # other than its network guard or domain lists (pipeline/gather.py).
+    scraped: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PageImage:
+    """An image a read page shows, with the words the page itself gives it: its alt text and
+    its figure caption. Only the extraction of a read page makes these; nothing a model writes
+    ever becomes one."""
+
+    url: str  # absolute http(s) URL, resolved against the page's final URL
+    alt: str = ""
+    caption: str = ""
+
+    @property
+    def words(self) -> str:
+        return f"{self.alt} {self.caption}".strip()
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedImage:
+    """An image download that passed every check: its media type and its bytes."""
+
+    url: str
+    type: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """An image of a cited source shown beside the cited sentence it illustrates: downloaded
+    through the network guard, its type and size checked, its bytes kept with the session so
+    no reader's browser ever asks the image's host for it."""
+
+    number: int  # the source whose page shows it
+    url: str
+    alt: str
+    caption: str
+    sentence: str  # the cited sentence (as the citation check words it) it stands beside
+    type: str  # the media type its bytes were checked to be (image/png, image/jpeg, ...)
+    data: bytes = b""  # the checked bytes; in sessions and reports, never in the public JSON
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "url": self.url,
+            "alt": self.alt,
+            "caption": self.caption,
+            "sentence": self.sentence,
+            "type": self.type,
+            "bytes": len(self.data),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +105,7 @@ class Page:
     from_cache: bool = False
     scripted: bool = False  # the HTML runs scripts: a short text may be a JavaScript app
     location: str | None = None  # where in a local document: "p. 3", "slide 2", "sheet X, rows…"
+    images: tuple[PageImage, ...] = ()  # images with alt text or a caption (HTML pages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +132,7 @@ class Source:
     authority: Authority = "unknown"
     text: str = ""  # the full extracted text, kept for verification and sessions
     location: str | None = None  # page/slide/sheet of a local document (knowledge base)
+    images: tuple[PageImage, ...] = ()  # its page's images: candidates, not in the JSON
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -244,6 +300,7 @@ class Result:
     confidence_reasons: tuple[str, ...] = ()  # why `confidence` is what it is
     plan: tuple[str, ...] = ()  # the sub-queries planned besides the question (deep runs)
     rounds: tuple[dict[str, Any], ...] = ()  # the round trace: queries, reads, critic verdicts
+    images: tuple[Figure, ...] = ()  # images of cited sources beside their sentences
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"query": self.query}
@@ -262,6 +319,7 @@ class Result:
         out["writer"] = self.writer
         out["plan"] = list(self.plan)
         out["rounds"] = list(self.rounds)
+        out["images"] = [f.to_json() for f in self.images]
         out["cached"] = self.cached
         out["session_id"] = self.session_id
         return out
@@ -325,6 +383,7 @@ class ResearchRequest:
     style: str = ""  # the reader's writing request (tone, length, audience), steered runs
     hops: bool = True  # triage two-step questions in quick mode
     require_llm: bool = False  # a failed model ends the run instead of the extractive fallback
+    images: bool = False  # show images of the cited pages beside the sentences they illustrate
 
     @property
     def source_cap(self) -> int:

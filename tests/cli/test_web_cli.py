@@ -11,7 +11,7 @@ import pytest
 
 from sleuth.registry import registries
 from tests.cli.helpers import run
-from tests.search.replay import ReplayServer
+from tests.search.replay import MODEL_KEYS, ReplayServer
 from tests.testweb.server import TestWeb
 
 
@@ -28,8 +28,13 @@ WEB_BACKENDS = sorted(e.name for e in registries().search if not e.offline)
 
 @pytest.mark.parametrize("name", WEB_BACKENDS)
 def test_search_preview_for_every_backend(
-    name: str, replay_env: ReplayServer, capsys: pytest.CaptureFixture[str]
+    name: str,
+    replay_env: ReplayServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    for variable, value in MODEL_KEYS.items():  # for openai and gemini (a preview runs no model)
+        monkeypatch.setenv(variable, value)
     spec = "multi:duckduckgo,wikipedia" if name == "multi" else name
     code, out, err = run(["search", "rust async runtime", f"--search={spec}", "--json"], capsys)
     assert code == 0, err

@@ -28,6 +28,9 @@ HTTP_BACKENDS = (
     "brave",
     "tavily",
     "exa",
+    "firecrawl",
+    "crw",
+    "bocha",
     "wikipedia",
     "arxiv",
     "github",
@@ -38,7 +41,18 @@ HTTP_BACKENDS = (
     "openalex",
 )
 DDGS_BACKENDS = ("duckduckgo", "news")
-FAKE_KEYS = ("SLEUTH_BRAVE_KEY", "SLEUTH_TAVILY_KEY", "SLEUTH_EXA_KEY")
+# Search through a model (OpenAI's web search tool, Gemini's grounding): answered here too, but
+# they take the model providers' own key variables, which would also configure a model for a
+# run; tests add MODEL_KEYS where they use them.
+MODEL_BACKENDS = ("openai", "gemini")
+MODEL_KEYS = {"OPENAI_API_KEY": "replay-key", "GEMINI_API_KEY": "replay-key"}
+FAKE_KEYS = (
+    "SLEUTH_BRAVE_KEY",
+    "SLEUTH_TAVILY_KEY",
+    "SLEUTH_EXA_KEY",
+    "SLEUTH_FIRECRAWL_KEY",
+    "SLEUTH_BOCHA_KEY",
+)
 _NAME = re.compile(
     r"^(?P<scenario>[a-z]+)(?:\.(?P<part>[a-z0-9_-]+))?\.(?P<status>\d{3})\.(?P<ext>\w+)$"
 )
@@ -69,7 +83,8 @@ class ReplayServer:
 
     def env(self, scenario: str | None = None) -> dict[str, str]:
         """Environment pointing every backend at this server (and DDG at its replay file)."""
-        env = {f"SLEUTH_{name.upper()}_ENDPOINT": f"{self.url}/{name}" for name in HTTP_BACKENDS}
+        names = (*HTTP_BACKENDS, *MODEL_BACKENDS)
+        env = {f"SLEUTH_{name.upper()}_ENDPOINT": f"{self.url}/{name}" for name in names}
         env["SLEUTH_SEARXNG_URL"] = f"{self.url}/searxng"
         ddg = FIXTURES / "duckduckgo" / f"{scenario or self.scenario}.json"
         env |= {"SLEUTH_DDG_REPLAY": str(ddg), "SLEUTH_DDG_DELAY_MS": "0"}

@@ -23,6 +23,9 @@ EXPECTED = {
     "brave": ("https://tokio.rs/", "Tokio - An asynchronous Rust runtime", "2024-11-02", 2),
     "tavily": ("https://tokio.rs/", "Tokio - An asynchronous Rust runtime", None, 2),
     "exa": ("https://tokio.rs/", "Tokio - An asynchronous Rust runtime", "2023-11-16", 2),
+    "firecrawl": ("https://tokio.rs/", "Tokio - An asynchronous Rust runtime", None, 2),
+    "crw": ("https://tokio.rs/", "Tokio - An asynchronous Rust runtime", None, 3),
+    "bocha": ("https://tokio.rs/", "Tokio - An asynchronous Rust runtime", "2024-11-02", 2),
     "wikipedia": ("https://en.wikipedia.org/wiki/Async/await", "Async/await", None, 3),
     "arxiv": (
         "http://arxiv.org/abs/2306.00001v1",
@@ -118,7 +121,10 @@ async def test_malformed_answer_is_a_search_error(replay: ReplayServer, name: st
         ("brave", "SLEUTH_BRAVE_KEY"),
         ("tavily", "SLEUTH_TAVILY_KEY"),
         ("exa", "SLEUTH_EXA_KEY"),
+        ("firecrawl", "SLEUTH_FIRECRAWL_KEY"),
+        ("bocha", "SLEUTH_BOCHA_KEY"),
         ("searxng", "SLEUTH_SEARXNG_URL"),
+        ("crw", "SLEUTH_CRW_URL"),
     ],
 )
 def test_missing_key_names_the_variable(name: str, var: str) -> None:
@@ -132,6 +138,8 @@ def test_missing_key_names_the_variable(name: str, var: str) -> None:
         ("brave", "x-subscription-token", "replay-key"),
         ("tavily", "authorization", "Bearer replay-key"),
         ("exa", "x-api-key", "replay-key"),
+        ("firecrawl", "authorization", "Bearer replay-key"),
+        ("bocha", "authorization", "Bearer replay-key"),
     ],
 )
 async def test_keys_are_sent(replay: ReplayServer, name: str, header: str, value: str) -> None:
@@ -158,6 +166,7 @@ SINCE_PARAMS = {
     "brave": ("freshness", "2024-01-15to"),
     "tavily": ("start_date", "2024-01-15"),
     "exa": ("startPublishedDate", "2024-01-15T00:00:00.000Z"),
+    "bocha": ("freshness", "2024-01-15.."),
     "github": ("q", "rust async runtime pushed:>=2024-01-15"),
     "hackernews": ("numericFilters", "created_at_i>1705276800"),
     "stackexchange": ("fromdate", "1705276800"),

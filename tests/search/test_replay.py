@@ -10,7 +10,7 @@ from sleuth.ports import SearchQuery
 from sleuth.registry import BackendSettings, registries
 from sleuth.search.spec import build_search
 
-from .replay import DDGS_BACKENDS, HTTP_BACKENDS, ReplayServer
+from .replay import DDGS_BACKENDS, HTTP_BACKENDS, MODEL_BACKENDS, MODEL_KEYS, ReplayServer
 
 # None: not a web backend (local files, the knowledge base; tested in tests/kb).
 SPECS = {"multi": "multi:duckduckgo,wikipedia,hackernews", "local": None, "kb": None}
@@ -22,12 +22,13 @@ def names() -> list[str]:
 
 def test_replay_covers_every_web_backend() -> None:
     web = set(names()) - {"none", "auto", "multi"}
-    assert web == set(HTTP_BACKENDS) | set(DDGS_BACKENDS)
+    assert web == set(HTTP_BACKENDS) | set(DDGS_BACKENDS) | set(MODEL_BACKENDS)
 
 
 @pytest.mark.parametrize("name", names())
 async def test_backend_answers_from_replay(replay: ReplayServer, name: str) -> None:
-    backend = build_search(SPECS.get(name) or name, BackendSettings(env=replay.env()))
+    env = replay.env() | MODEL_KEYS
+    backend = build_search(SPECS.get(name) or name, BackendSettings(env=env))
     results = await backend.search(SearchQuery("rust async runtime"))
     if name == "none":
         assert results == []

@@ -74,6 +74,27 @@ def test_exa_sends_the_region_as_user_location(
     assert "userLocation" not in sent(replay_env, "exa")[1]
 
 
+def test_firecrawl_sends_the_region_as_country_and_crw_the_language_as_lang(
+    replay_env: ReplayServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    preview("firecrawl", "de-AT", capsys)
+    assert sent(replay_env, "firecrawl")[1]["country"] == "AT"
+    preview("firecrawl", "de", capsys)  # no region: Firecrawl's v2 search has no language field
+    assert "country" not in sent(replay_env, "firecrawl")[1]
+    preview("crw", "de-AT", capsys)
+    assert sent(replay_env, "crw")[1]["lang"] == "de"
+    preview("crw", None, capsys)
+    assert "lang" not in sent(replay_env, "crw")[1]
+
+
+def test_bocha_has_no_language_parameter_and_sends_none(
+    replay_env: ReplayServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    preview("bocha", "zh-CN", capsys)
+    params, body = sent(replay_env, "bocha")
+    assert set(body) == {"query", "count", "summary", "freshness"} and not params
+
+
 def test_tavily_has_no_language_parameter_and_sends_none(
     replay_env: ReplayServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -171,7 +192,7 @@ def test_every_web_backend_is_covered_here() -> None:
     covered = {
         "searxng", "brave", "exa", "tavily", "wikipedia", "duckduckgo", "news", "arxiv",
         "github", "hackernews", "stackexchange", "pubmed", "openalex", "semanticscholar",
-        "auto", "multi",
+        "auto", "multi", "firecrawl", "crw", "bocha", "openai", "gemini",
     }  # fmt: skip
     web = {e.name for e in registries().search if not e.offline}
     assert web <= covered, web - covered

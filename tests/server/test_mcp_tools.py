@@ -4,6 +4,7 @@ client (`mcp.Client` over an MCPServer), on a real `Sleuth` reading the test web
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,7 +16,12 @@ from sleuth.app.application import Sleuth
 from sleuth.server.mcp.local import LocalRunner
 from sleuth.server.mcp.tools import build
 from sleuth.settings import Settings
+from tests.app.test_report_images import CHART, assert_never_requested, cloud_web
+from tests.app.test_report_images import Q as CLOUD_Q
+from tests.testweb.images import png
 from tests.testweb.server import TestWeb
+
+__all__ = ["cloud_web"]  # the fixture, used by name
 
 Q = "How long does Example Cloud keep audit logs by default?"
 DEFAULTS = {"search": "searxng", "search_fallback": "none", "browser": "never"}
@@ -63,3 +69,16 @@ async def test_bad_arguments_are_tool_errors_named_as_the_tool_names_them(
     assert since.is_error is True and "since" in since.content[0].text
     assert runtime.is_error is True and "max_runtime_s" in runtime.content[0].text
     assert empty.is_error is True and "question" in empty.content[0].text
+
+
+async def test_images_come_as_image_content_and_in_the_structured_result(
+    cloud_web: TestWeb,
+) -> None:
+    """`images`: the figure of the cited page is listed in the result and comes as image
+    content of the checked bytes; the page's private-address images are never requested."""
+    found = await call("research", {"question": CLOUD_Q, "images": True})
+    assert found.is_error is False
+    assert [i["url"] for i in found.structured_content["images"]] == [CHART]
+    pictures = [c for c in found.content if c.type == "image"]
+    assert [(p.mime_type, base64.b64decode(p.data)) for p in pictures] == [("image/png", png())]
+    assert_never_requested(cloud_web)

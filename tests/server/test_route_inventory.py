@@ -47,6 +47,7 @@ INVENTORY = [
     ("POST", "/api/orgs/{org}/kb/files", "key", "same-origin"),
     ("DELETE", "/api/orgs/{org}/kb/files/{path:path}", "key", "same-origin"),
     ("POST", "/api/orgs/{org}/research", "key", "same-origin"),
+    ("GET", "/api/orgs/{org}/model", "key", "no-embedding"),
     ("GET", "/api/orgs/{org}/runs", "key", "no-embedding"),
     ("GET", "/api/orgs/{org}/runs/{run_id}", "key", "no-embedding"),
     ("GET", "/api/orgs/{org}/runs/{run_id}/graph", "key", "no-embedding"),

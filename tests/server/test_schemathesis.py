@@ -65,10 +65,10 @@ def test_the_api_conforms_to_its_openapi_document(testweb_env: TestWeb) -> None:
         streams = ("/api/sse", "/api/sse/live", "/v1/chat/completions")
         operations = [op for op in found if op.path not in streams]
         assert len(found) - len(operations) == 3
-        # whoami, usage, runs, run, a run's graph, a run's evidence pack, research, search,
-        # extract, the four knowledge-base ones, the three of batches, the live stream's
-        # ticket, and the OpenAI-compatible model list
-        assert len(operations) == 18
+        # whoami, usage, the org's model, runs, run, a run's graph, a run's evidence pack,
+        # research, search, extract, the four knowledge-base ones, the three of batches, the
+        # live stream's ticket, and the OpenAI-compatible model list
+        assert len(operations) == 19
         for operation in operations:
 
             @given(case=operation.as_strategy())

@@ -22,14 +22,16 @@ def test_providers_map_to_wire_formats_urls_and_server_keys() -> None:
     assert deep == {
         "deep": 2, "api_format": "openai", "base_url": "https://api.deepseek.com/v1",
         "api_key": "sk-deep", "model": "deepseek-chat",
-        "plan_model": "deepseek-reasoner", "critic_model": "deepseek-reasoner",
+        "plan_model": "deepseek-reasoner", "critic_model": "deepseek-reasoner", "images": True,
     }  # fmt: skip
     anthropic = mapped(provider="Anthropic", taskModel="claude-sonnet-4-6")
     assert anthropic["api_format"] == "anthropic"
     assert anthropic["plan_model"] == "claude-sonnet-4-6"  # no thinkingModel: the task model
     assert mapped(provider="ollama", taskModel="qwen3")["base_url"] == "http://127.0.0.1:11434/v1"
     own = map_request(parse({"query": "Q?", "provider": "openaicompatible"}), ENV)
-    assert own.values == {"deep": 2} and own.dropped == ()  # the server's endpoint stays
+    assert (
+        own.values == {"deep": 2, "images": True} and own.dropped == ()
+    )  # the server's endpoint stays
     xai = {"query": "Q?", "provider": "xai", "taskModel": "grok-4"}
     named = map_request(parse(xai), {"XAI_API_KEY": "k"})
     assert named.dropped == LLM_SETTINGS  # the operator's endpoint does not leak into it
@@ -44,7 +46,7 @@ def test_google_and_azure_map_to_their_providers_with_the_servers_credentials() 
     assert google.values == {
         "deep": 2, "api_format": "google", "base_url": "https://generativelanguage.googleapis.com",
         "api_key": "g-key", "model": "gemini-2.5-flash",
-        "plan_model": "gemini-2.5-pro", "critic_model": "gemini-2.5-pro",
+        "plan_model": "gemini-2.5-pro", "critic_model": "gemini-2.5-pro", "images": True,
     }  # fmt: skip
     assert google.dropped == LLM_SETTINGS
     azure = map_request(parse({"query": "Q?", "provider": "azure", "taskModel": "writer"}), env)
@@ -59,6 +61,21 @@ def test_google_and_azure_map_to_their_providers_with_the_servers_credentials() 
 
 
 @pytest.mark.parametrize(
+    ("given", "images"),
+    [
+        ({}, True),
+        ({"enableCitationImage": False}, False),
+        ({"enableCitationImage": "false"}, False),
+    ],
+)
+def test_enable_citation_image_is_the_images_setting_on_by_default(
+    given: dict[str, object], images: bool
+) -> None:
+    """The seed's default is on; the live URL's query parameter arrives as text."""
+    assert mapped(**given)["images"] is images
+
+
+@pytest.mark.parametrize(
     ("fields", "words"),
     [
         ({"provider": "google", "taskModel": "gemini-2.5-pro"}, "GEMINI_API_KEY or GOOGLE_API"),
@@ -67,7 +84,7 @@ def test_google_and_azure_map_to_their_providers_with_the_servers_credentials() 
         ({"provider": "openai", "taskModel": "gpt-4o"}, "OPENAI_API_KEY"),
         ({"provider": "ollama"}, "taskModel is required"),
         ({"provider": "skynet"}, "not known"),
-        ({"searchProvider": "firecrawl"}, "firecrawl"),
+        ({"searchProvider": "bing"}, "bing"),
         (
             {"promptOverrides": {"finalReportPrompt": "x" * (MAX_PROMPT_OVERRIDE_CHARS + 1)}},
             f"promptOverrides: finalReportPrompt is {MAX_PROMPT_OVERRIDE_CHARS + 1} characters",
@@ -105,6 +122,19 @@ def test_search_language_results_and_prompt_overrides() -> None:
     assert "style" not in got.values and "guidance" not in got.values
     assert got.ignored_prompts == got.unknown_prompts == () and got.warnings == []
     assert "search" not in mapped(searchProvider="model")  # the server's default search
+
+
+@pytest.mark.parametrize(
+    ("provider", "search"), [("openai", "openai"), ("google", "gemini"), ("deepseek", None)]
+)
+def test_model_search_is_the_providers_own_when_it_has_one(
+    provider: str, search: str | None
+) -> None:
+    env = {**ENV, "OPENAI_API_KEY": "sk-o", "GEMINI_API_KEY": "g"}
+    fields = {"query": "Q?", "provider": provider, "taskModel": "m", "searchProvider": "model"}
+    assert map_request(parse(fields), env).values.get("search") == search
+    for name in ("firecrawl", "crw", "bocha"):
+        assert map_request(parse({**fields, "searchProvider": name}), env).values["search"] == name
 
 
 SEED_KEYS = (  # the web-app seed's promptOverrides keys, in its order

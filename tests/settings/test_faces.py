@@ -47,7 +47,7 @@ TEXT = {
     "allowed_models": "gpt-x,claude-y", "allowed_providers": "openai,ollama",
     "azure_api_version": "2025-04-01-preview", "azure_ad_token": "entra-token-1234",
     "cache_ttl": "30min", "cache_dir": "page-cache", "sessions_dir": "saved-runs",
-    "max_cost": "$0.25",
+    "max_cost": "$0.25", "secret_key": "x" * 43 + "=",
 }  # fmt: skip
 RUN_TARGETS = ("engine", "run", "session")
 
@@ -136,6 +136,7 @@ def server_seen(config: ServerConfig) -> dict[str, Any]:
         "allowed_hosts": config.allowed_hosts,
         "trusted_proxies": config.trusted_proxies,
         "metrics_token": config.metrics_token,
+        "secret_key": config.secret_key,
         "allowed_models": config.allowed_models,
         "allowed_providers": config.allowed_providers,
     }

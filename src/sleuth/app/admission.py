@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from ..errors import QuotaExceeded, RateLimited, ServerBusy, SleuthError
-from ..events import Event, Fetched, Searched
+from ..events import Done, Event, Fetched, Searched
 from ..store.service import ONE_SEARCH, Allowance, QuotaStore, Refused
 from ..store.service import Spent as Spent  # what work may spend and spent: faces name it
 from .caller import Caller
@@ -72,13 +72,15 @@ class Unobserved:
 
 
 class Tally:
-    """What a piece of work searched and read, from its events (or set when known): what it
-    is metered by, and what a run stopped at its time limit reports it searched."""
+    """What a piece of work searched, read and spent on models, from its events (or set when
+    known): what it is metered by, and what a run stopped at its time limit reports it
+    searched."""
 
     def __init__(self) -> None:
         self.queries: list[str] = []
         self.searches = 0
         self.pages = 0
+        self.cost_usd = 0.0  # model spending, from the run's result (unpriced models: 0)
         self.allowance = Allowance()  # what the work may spend of the org's quotas
 
     def __call__(self, event: Event) -> None:
@@ -88,10 +90,12 @@ class Tally:
                 self.queries.append(event.query)
         elif isinstance(event, Fetched) and not event.cached:
             self.pages += 1
+        elif isinstance(event, Done):
+            self.cost_usd = event.result.usage.cost_usd or 0.0
 
     @property
     def spent(self) -> Spent:
-        return Spent(self.searches, self.pages)
+        return Spent(self.searches, self.pages, self.cost_usd)
 
 
 class Admission:
@@ -225,7 +229,7 @@ class Admission:
 
     async def _settle(self, org: str, reservation: str, tally: Tally) -> None:
         self.settled += 1
-        if tally.searches or tally.pages:
+        if tally.searches or tally.pages or tally.cost_usd:
             await self.store.settle(org, reservation, tally.spent, now=self.clock())
         else:
             await self.store.release(reservation)

@@ -62,6 +62,7 @@ class Resources:
         self.database_url = database_url
         self.models = ClientPool()
         self._readers: dict[tuple[FetchSettings, BrowserSettings], Fetcher] = {}
+        self._images: dict[FetchSettings, HttpFetcher] = {}
         self._cache: PageCache | None = None
         self._cache_key: tuple[float, Path] | None = None
         self._warming: asyncio.Future[None] | None = None
@@ -78,6 +79,12 @@ class Resources:
             self._readers[key] = reading_fetcher(HttpFetcher(fetch), browser)
         return self._readers[key]
 
+    def images(self, fetch: FetchSettings) -> HttpFetcher:
+        """The shared downloader of report images: the page fetcher's guard and limits."""
+        if fetch not in self._images:
+            self._images[fetch] = HttpFetcher(fetch)
+        return self._images[fetch]
+
     def page_cache(self, ttl_s: float, folder: Path | None = None) -> PageCache:
         """The shared page cache, reopened when a run asks for another TTL or folder."""
         folder = self.home if folder is None else folder
@@ -91,7 +98,8 @@ class Resources:
         if self._warming is not None:
             await self._warming  # a thread cannot be cancelled; it ends within a second
         readers, self._readers = list(self._readers.values()), {}
-        for reader in readers:
+        images, self._images = list(self._images.values()), {}
+        for reader in [*readers, *images]:
             await reader.aclose()
         await self.models.aclose()
 
@@ -263,8 +271,12 @@ def fallback_spec(settings: Settings) -> str:
     return f"multi:{spec}" if "," in spec and not spec.startswith("multi:") else spec
 
 
+# The model providers' own keys, for the backends that search through a model (openai, gemini).
+VENDOR_KEYS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
 def backend_settings(settings: Settings) -> BackendSettings:
-    env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_")}
+    env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_") or k in VENDOR_KEYS}
     extra = {"kb": settings.kb, "kb_hybrid": settings.kb_hybrid, "kb_owner": settings.kb_owner}
     return BackendSettings(
         env=env,
@@ -316,10 +328,13 @@ def build_parts(
     models = build_models(settings, meter, resources.models if resources else None)
     fetcher = build_fetcher(settings, resources, budget)
     writer = build_writer(settings, models)
-    parts = Parts(
-        primary, fetcher, writer, include, fallback, meter, build_stages(settings, models)
-    )
+    images = resources.images(fetch_settings(settings)) if resources else None
     owned: list[Any] = [fetcher, primary, fallback, include]
+    if images is None:
+        images = HttpFetcher(fetch_settings(settings))
+        owned.append(images)
+    stages = build_stages(settings, models)
+    parts = Parts(primary, fetcher, writer, include, fallback, meter, stages, images)
     if resources is None and models is not None:
         owned.extend(models.all())
     return Assembled(parts, [o for o in owned if o is not None])

@@ -3,11 +3,11 @@ failure — never stopping the batch.
 
 A batch line is a JSON object: `{"question": "...", "id"?: ..., "depth"?: "quick|deep", ...}`
 plus any per-question run setting of the settings table (`max_sources`, `since`,
-`source_authority`, `output`, `language`, `search_lang`, `tldr`, `allow_domain`, `deny_domain`,
-`cite_min_recall`, `max_runtime`, `schema` as an inline object) or its API name (`query`,
-`freshness`, `include_domains`, `exclude_domains`). Values are checked by the table's own
-coercion, so a line refuses what a flag or an API field refuses. Engine settings (search
-backend, model endpoint, keys) are the batch's, never a line's.
+`source_authority`, `output`, `language`, `search_lang`, `tldr`, `images`, `allow_domain`,
+`deny_domain`, `cite_min_recall`, `max_runtime`, `schema` as an inline object) or its API
+name (`query`, `freshness`, `include_domains`, `exclude_domains`). Values are checked by the
+table's own coercion, so a line refuses what a flag or an API field refuses. Engine settings
+(search backend, model endpoint, keys) are the batch's, never a line's.
 
 A line's id is its `id` field, else a hash of the line: the same line is the same question on
 a resumed run. The local runner (`run_local`) and the queue's workers both go through

@@ -8,8 +8,11 @@ models it may use and whom it charges. No face patches an organization into a re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from ..store.service import OrgModel
 
 LOCAL_ORG = "local"  # the organization of the person at the command line, an open server, the UI
 ALL_SCOPES = ("research", "search", "extract")
@@ -24,6 +27,8 @@ class Caller:
     plan: str = "self-hosted"
     key_id: str | None = None  # the API key's public id; None without a key
     how: How = "local"
+    # The organization's own model (its key sealed), looked up with the key: its runs use it.
+    model: OrgModel | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_local(self) -> bool:

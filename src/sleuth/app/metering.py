@@ -1,6 +1,7 @@
-"""What the service does once instead of on every request: who an API key is (looked up once
-every few seconds, not per request) and how many answers came from the cache (counted in
-memory and written in one batch a second, off the request path)."""
+"""What the service does once instead of on every request: who an API key is, with its
+organization's own model if it has one (looked up once every few seconds, not per request), and
+how many answers came from the cache (counted in memory and written in one batch a second, off
+the request path)."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ class KeyCache:
             return None
         org = await self.store.org(key.org)
         plan = org.plan if org is not None else "self-hosted"
-        return Caller(key.org, key.scopes, plan, key.id, "key")
+        model = await self.store.org_model(key.org)
+        return Caller(key.org, key.scopes, plan, key.id, "key", model)
 
     def forget(self) -> None:
         """Drop every remembered lookup (this process revoked or created a key)."""

@@ -156,6 +156,7 @@ class Runner:
             return
         caller = Caller(claimed.org, how="local" if claimed.org == LOCAL_ORG else "key")
         try:
+            caller = await self.service.with_model(caller)  # the organization's own model
             values = {"query": item.question, **run_values(dict(claimed.options), item)}
             prepared = self.service.prepare(caller, values)
         except Exception as exc:  # a question the run cannot take is its record
@@ -166,6 +167,7 @@ class Runner:
             record = await self._research(prepared, item, emit, tally)
             if not await self.store.finish(batch_id, n, record):
                 tally.searches = tally.pages = 0  # another run wrote it: that one is metered
+                tally.cost_usd = 0.0
 
         try:
             await self.service.perform(caller, "batch", research, want=wanted(prepared))
@@ -183,6 +185,7 @@ class Runner:
         except Exception as exc:  # one question's failure is its record, never the batch's
             return failure(item, error_kind(exc), str(exc) or type(exc).__name__)
         tally.searches, tally.pages = result.usage.searches, result.usage.pages_read
+        tally.cost_usd = result.usage.cost_usd or 0.0
         return success(item, result.to_json())
 
 
@@ -210,16 +213,18 @@ async def run_worker(
     stalled_after_s: float = 30.0,
     wait: bool = True,
     values: Mapping[str, Any] | None = None,
+    secret_key: str | None = None,
 ) -> None:
     """Answer queued questions until stopped (SIGINT/SIGTERM: running questions finish first),
     or, with `wait=False`, until the queue is empty. `values` are the worker's own settings
     (search backend, model...); a batch's and a question's run options go on top. Quotas and
-    usage are the application's service store's: the database's, like every replica's."""
+    usage are the application's service store's: the database's, like every replica's;
+    `secret_key` opens the organizations' own model keys, as the server's does."""
     url = queue_url(app.database_url)
     await prepare_schema(url)
     store = await BatchStore(url).open()
     policy = Policy(run_slots=concurrency, org_runs=None)
-    service = app.service(policy, defaults=values or {})
+    service = app.service(policy, defaults=values or {}, secret_key=secret_key)
     queue = queue_app(url, Runner(service, store))
     try:
         async with queue.open_async():

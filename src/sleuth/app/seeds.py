@@ -20,6 +20,7 @@ def seed_results(sources: Iterable[Source]) -> tuple[SearchResult, ...]:
                 text=source.text,
                 fetched_at=source.fetched_at or "",
                 published=source.published,
+                images=source.images,
             )
         snippet = source.passages[0].text if source.passages else source.text[:300]
         out.append(

@@ -38,6 +38,7 @@ from .flights import Flights
 from .holding import NOTHING, QUICK, Holding, Work, observed
 from .metering import CachedHits, KeyCache
 from .options import Prepared
+from .orgmodels import Sealer, Shown, chosen_elsewhere, run_values, shown
 from .runs import Following, Run
 
 if TYPE_CHECKING:
@@ -67,8 +68,10 @@ class Service:
         defaults: Mapping[str, Any] | None = None,
         clock: Clock = time.time,
         observer: Observer | None = None,
+        secret_key: str | None = None,
     ) -> None:
         self.app, self.store = app, store
+        self.sealer = Sealer(secret_key)  # opens the organizations' own model keys
         self.policy = policy or Policy()
         self.defaults = dict(defaults or {})  # the operator's run settings (backend, model...)
         self.clock = clock
@@ -78,7 +81,7 @@ class Service:
         self.keys = KeyCache(store, clock)
         self.meter = CachedHits(store, clock)
         self._shared: dict[tuple[str, str], Run] = {}  # research in flight, by request
-        self._seen: OrderedDict[tuple[str, str], tuple[Prepared, str]] = OrderedDict()
+        self._seen: OrderedDict[tuple[Any, ...], tuple[Prepared, str]] = OrderedDict()
         self._reports: dict[tuple[str, int], tuple[UsageReport, tuple[int, int], float]] = {}
         self._bodies: OrderedDict[tuple[str, str], tuple[bytes, float]] = OrderedDict()
         self.held = Holding(self.admission, self.observer)  # every run this process holds
@@ -91,11 +94,19 @@ class Service:
         the one that revoked it."""
         return await self.keys.caller(secret)
 
+    async def with_model(self, caller: Caller) -> Caller:
+        """`caller` with its organization's own model, if it has one (a caller not made from
+        a key lookup: a batch's, a ticket's)."""
+        if caller.is_local:
+            return caller
+        return replace(caller, model=await self.store.org_model(caller.org))
+
     def prepare(self, caller: Caller, values: Mapping[str, Any]) -> Prepared:
-        """A run for `caller`: the operator's defaults, then the request's values, searching
-        only the caller's knowledge bases and saved under the caller's organization."""
-        self._check_models(values)
-        merged = {**self.defaults, **values}
+        """A run for `caller`: the operator's defaults (or its organization's own model), then
+        the request's values, searching only the caller's knowledge bases and saved under the
+        caller's organization."""
+        self._check_models(caller, values)
+        merged = {**self.defaults, **values, **self._own_model(caller)}
         question = str(merged.pop("query", "") or merged.pop("question", ""))
         if kb := merged.pop("kb", None):
             merged["search"] = with_kb(str(merged.get("search") or "duckduckgo"), str(kb))
@@ -107,7 +118,7 @@ class Service:
         """The prepared run and its fingerprint, remembered for requests seen lately: a cache
         hit then costs a dictionary lookup, not the preparing of a run it will not start."""
         try:
-            seen = (caller.org, json.dumps(values, sort_keys=True, default=repr))
+            seen = (caller.org, caller.model, json.dumps(values, sort_keys=True, default=repr))
         except (TypeError, ValueError):  # values that do not print alike: prepare afresh
             prepared = self.prepare(caller, values)
             return prepared, fingerprint(prepared)
@@ -121,10 +132,25 @@ class Service:
             self._seen.move_to_end(seen)
         return found
 
-    def _check_models(self, values: Mapping[str, Any]) -> None:
+    def _own_model(self, caller: Caller) -> dict[str, Any]:
+        """The model settings of the caller's organization's own model (its key opened), or
+        none: it runs on the operator's."""
+        return {} if caller.model is None else run_values(caller.model, self.sealer)
+
+    def _check_models(self, caller: Caller, values: Mapping[str, Any]) -> None:
         """A request runs on the operator's model unless the operator allows more: a model
         named in `policy.models`, an endpoint in `policy.endpoints` (with the server's key for
-        it). Never another of the operator's keys by naming a provider."""
+        it). Never another of the operator's keys by naming a provider. An organization with
+        its own model runs on that one only."""
+        if caller.model is not None:
+            name = chosen_elsewhere(caller.model, values)
+            if name is not None:
+                raise NotAllowed(
+                    "this organization's runs use the model its operator set for it; a "
+                    f"request cannot choose another ({name})",
+                    setting=name,
+                )
+            return
         endpoint = values.get("base_url")
         own = endpoint is None or endpoint == self.defaults.get("base_url")
         if not own and endpoint not in self.policy.endpoints:
@@ -145,9 +171,15 @@ class Service:
                 )
 
     def values(self, caller: Caller, values: Mapping[str, Any]) -> dict[str, Any]:
-        """Setting values for a lookup (search, extract) by `caller`: the operator's defaults,
-        the request's values, and the caller's knowledge bases only."""
-        return {**self.defaults, **values, "kb_owner": caller.org}
+        """Setting values for a lookup (search, extract, a graph) by `caller`: the operator's
+        defaults (or the organization's own model), the request's values, and the caller's
+        knowledge bases only."""
+        return {**self.defaults, **values, **self._own_model(caller), "kb_owner": caller.org}
+
+    async def org_model(self, caller: Caller) -> Shown:
+        """The model the caller's organization's runs use, as it may be shown (never the
+        key): its own, or none (the server's)."""
+        return shown(caller.org, await self.store.org_model(caller.org))
 
     async def count_request(self, caller: Caller) -> None:
         """A request that starts work (an upload, a batch) against the organization's
@@ -419,7 +451,8 @@ def fingerprint(prepared: Prepared) -> str:
     data["settings"] = {
         f.name: getattr(prepared.settings, f.name)
         for f in fields(prepared.settings)
-        if f.name not in ("env", "refresh_cache")  # a fresh run answers the same request
+        # A fresh run answers the same request; secrets have no place in a fingerprint.
+        if f.name not in ("env", "refresh_cache", "api_key", "azure_ad_token")
     }
     data["org"] = prepared.saving.org
     text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 
 RUN = (
     *SEARCH, *READING, *LLM, "plan_model", "critic_model", "context_tokens", "max_cost",
-    "require_llm", "output", "schema", "tldr", "language", "no_sessions", "tag", "max_sources",
-    "max_runtime", "cite_min_recall", "no_verify_cites", "allow_domain", "deny_domain",
+    "require_llm", "output", "schema", "tldr", "images", "language", "no_sessions", "tag",
+    "max_sources", "max_runtime", "cite_min_recall", "no_verify_cites", "allow_domain",
+    "deny_domain",
 )  # fmt: skip
 EXAMPLES = """
 \b

@@ -3,52 +3,17 @@ is created, and stored only as a hash; an organization is created with its first
 
 from __future__ import annotations
 
-import asyncio
 import json
-import re
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
 
 import click
 
-from ..app.caller import LOCAL_ORG
 from ..errors import UsageError
 from .options import table_option
+from .org_model_cmd import org_model
+from .orgs import org_name as _org
+from .orgs import with_store as _with_store
 from .signing_cmd import signing
-
-ORG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
-
-
-T = TypeVar("T")
-
-
-def _with_store(call: Callable[[Any], Awaitable[T]]) -> T:
-    """`call(store)` on the service store (SQLite under SLEUTH_HOME, or SLEUTH_DATABASE_URL's
-    PostgreSQL), closed afterwards."""
-    from ..app.application import Sleuth
-    from ..settings import Settings
-
-    async def run() -> T:
-        # Where the store lives is the environment's (SLEUTH_HOME, SLEUTH_DATABASE_URL): no
-        # settings are resolved, so a broken config.toml never locks the keys away.
-        async with Sleuth(Settings()) as app:
-            return await call(app.service_store)
-
-    return asyncio.run(run())
-
-
-def _org(value: str) -> str:
-    if not ORG_NAME.match(value):
-        raise UsageError(
-            f"--org takes a name of letters, digits, '.', '_' or '-' (up to 63), not {value!r}"
-        )
-    if value == LOCAL_ORG:
-        raise UsageError(
-            f"--org {LOCAL_ORG!r} is reserved for the operator's own runs (the command line, "
-            "an open server, the web UI); name the organization something else"
-        )
-    return value
 
 
 @click.group("keys")
@@ -142,4 +107,5 @@ def revoke_cmd(key_id: str) -> None:
 
 
 keys.add_command(signing)  # the evidence packs' signing key: `sleuth keys signing create|show`
+keys.add_command(org_model)  # organizations' own models: `sleuth keys org-model set|show|...`
 COMMANDS = [keys]

@@ -40,7 +40,7 @@ READING = (
 )
 LLM = ("base_url", "api_key", "model", "api_format", "azure_api_version")
 MODELS = ("plan_model", "critic_model", "context_tokens", "max_cost", "no_cost", "require_llm")
-DEPTH = ("deep", "output", "schema", "tldr", "language")
+DEPTH = ("deep", "output", "schema", "tldr", "images", "language")
 SESSION = ("no_sessions", "tag", "sessions_dir")
 CHECKS = (
     "max_sources",

@@ -53,6 +53,7 @@ def search(query: tuple[str, ...], limit: int, **flags: Any) -> None:
 def result_json(r: SearchResult) -> dict[str, Any]:
     data = asdict(r)
     data.pop("page", None)
+    data.pop("scraped", None)  # a whole page: not part of a preview
     return data
 
 

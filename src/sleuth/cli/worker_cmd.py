@@ -83,6 +83,7 @@ async def _work(
             stalled_after_s=stalled_after,
             wait=not until_empty,
             values=values,
+            secret_key=resolved.values["secret_key"],  # opens organizations' own model keys
         )
 
 

@@ -114,7 +114,7 @@ async def _finish(run: Run, flow: Flow) -> None:
     """Run the flow and emit how it ended; a SleuthError becomes `Failed`, never an exception."""
     try:
         validate(run.request, run.parts.stages)
-        result = await flow(run)
+        result = await run.illustrated(await flow(run))
     except SleuthError as exc:
         run.emit(Failed.of(exc))
     except Exception as exc:  # an adapter bug ends this run with a reason, never a hang

@@ -16,14 +16,16 @@ from typing import TypeVar
 
 from ..errors import LLMError
 from ..events import Emit, Notice, PassagesKept, Verified
+from ..fetch.domains import DomainPolicy
 from ..llm.meter import Meter
 from ..pipeline.answer import FinishedAnswer, finish_answer
 from ..pipeline.evidence import build_segmented
 from ..pipeline.gather import Backends, Gathering, RoundLimits, nothing_found, run_round
+from ..pipeline.illustrate import DOWNLOAD_DEADLINE_S, figures
 from ..pipeline.trust import rate_sources
 from ..pipeline.write.extractive import ExtractiveWriter
 from ..pipeline.write.run import WriteOutcome, write_answer
-from ..ports import Fetcher, SearchBackend, Writer, WriteTask
+from ..ports import Fetcher, ImageFetcher, SearchBackend, Writer, WriteTask
 from ..runtime import Deadline, Tasks
 from ..text import clip
 from ..think.clarify import Clarifier, NoClarifier
@@ -58,6 +60,7 @@ class Parts:
     fallback: SearchBackend | None = None
     meter: Meter | None = None
     stages: Stages = field(default_factory=Stages)
+    images: ImageFetcher | None = None  # downloads the images a report shows (request.images)
 
     @property
     def backends(self) -> Backends:
@@ -218,6 +221,21 @@ class Run:
         )
         finished = replace(finished, answer="", citations=everything, data=data)
         return Drafted(sources, outcome, finished)
+
+    async def illustrated(self, result: Result) -> Result:
+        """`result` with images of its cited pages beside the sentences they illustrate, when
+        the request asks for them (`pipeline/illustrate.py`)."""
+        fetcher = self.parts.images
+        if not self.request.images or fetcher is None or not result.answer:
+            return result
+        # Images are extras: the run's deadline shortens their wait, it never fails the run.
+        within = self.deadline.cap(DOWNLOAD_DEADLINE_S)
+        r = self.request
+        policy = DomainPolicy.from_lists(r.allow_domains, r.deny_domains)
+        found = await figures(
+            result.answer, result.sources, result.verification, fetcher, within, policy
+        )
+        return replace(result, images=found)
 
     def gathered(self) -> Result:
         """What the run has gathered so far, with no answer written (a steered round)."""

@@ -1,14 +1,18 @@
 """A saved session as one self-contained HTML file: inline CSS, no scripts, no remote assets.
 
 The answer's markdown is rendered by markdown-it-py with raw HTML off (a page that smuggled
-`<script>` into an answer comes out as visible text) and images off (an image would be a remote
-asset). `[n]` markers become superscript links to the numbered source list.
+`<script>` into an answer comes out as visible text) and markdown images off (an image would be
+a remote asset). `[n]` markers become superscript links to the numbered source list. A run's
+images (`Result.images`) are embedded as `data:` URIs of the bytes checked when the run
+downloaded them, each after the block holding the sentence it illustrates (`figures.py`).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+from collections.abc import Sequence
 from html import escape
 
 from markdown_it import MarkdownIt
@@ -16,7 +20,8 @@ from markdown_it.token import Token
 
 from ..store.records import SessionRecord
 from ..text.display import counted
-from ..types import Source
+from ..types import Figure, Source
+from .figures import PLACEHOLDER, placed, placeholder
 from .style import CSS
 
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -75,10 +80,28 @@ def _token(kind: str, content: str) -> Token:
     return token
 
 
-def render_answer(markdown: str, numbers: set[int]) -> tuple[str, list[tuple[int, str, str]]]:
-    """The answer as HTML, and its headings as (level, id, text) for a table of contents."""
+def figure_html(figure: Figure) -> str:
+    """An image as a `<figure>`: its checked bytes inline, its alt text, its caption and the
+    source it is from; one whose bytes are not kept is left out."""
+    if not figure.data or not figure.type.startswith("image/"):
+        return ""
+    src = f"data:{figure.type};base64,{base64.b64encode(figure.data).decode('ascii')}"
+    words = escape(figure.caption or figure.alt)
+    cite = f'<sup class="cite"><a href="#src-{figure.number}">{figure.number}</a></sup>'
+    return (
+        f'<figure class="illustration"><img src="{escape(src)}" alt="{escape(figure.alt)}" '
+        f'loading="lazy"><figcaption>{words}{cite}</figcaption></figure>\n'
+    )
+
+
+def render_answer(
+    markdown: str, numbers: set[int], figures: Sequence[Figure] = ()
+) -> tuple[str, list[tuple[int, str, str]]]:
+    """The answer as HTML with `figures` after their sentences' blocks, and its headings as
+    (level, id, text) for a table of contents."""
     md = _markdown()
-    tokens = md.parse(markdown)
+    shown = [f for f in figures if figure_html(f)]
+    tokens = md.parse(placed(markdown, shown, placeholder) if shown else markdown)
     headings: list[tuple[int, str, str]] = []
     taken = set(_RESERVED_IDS)
     for i, token in enumerate(tokens):
@@ -89,7 +112,9 @@ def render_answer(markdown: str, numbers: set[int]) -> tuple[str, list[tuple[int
                 tokens[i - 1].attrSet("id", slug)
                 headings.append((int(tokens[i - 1].tag[1]), slug, text))
             _link_markers(token, numbers)
-    return md.renderer.render(tokens, md.options, {}), headings
+    html = md.renderer.render(tokens, md.options, {})
+    html = PLACEHOLDER.sub(lambda m: figure_html(shown[int(m.group(1))]), html)
+    return html.replace("\ue002", "").replace("\ue003", ""), headings
 
 
 def _toc(headings: list[tuple[int, str, str]]) -> str:
@@ -157,7 +182,8 @@ def _body(record: SessionRecord) -> tuple[str, str]:
     if result.data is not None and not result.answer:
         data = escape(json.dumps(result.data, indent=2, ensure_ascii=False))
         return f"<pre><code>{data}</code></pre>", ""
-    html, headings = render_answer(result.answer or "", {s.number for s in result.sources})
+    numbers = {s.number for s in result.sources}
+    html, headings = render_answer(result.answer or "", numbers, result.images)
     return html, _toc(headings)
 
 

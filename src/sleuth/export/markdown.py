@@ -6,7 +6,8 @@ import json
 
 from ..store.records import SessionRecord
 from ..text.display import escape_html_tags, terminal_safe
-from ..types import Result, Source
+from ..types import Figure, Result, Source
+from .figures import placed
 
 
 def _escape_label(text: str) -> str:
@@ -48,7 +49,8 @@ def result_markdown(
     if result.data is not None and not result.answer:
         body = "```json\n" + json.dumps(result.data, indent=2, ensure_ascii=False) + "\n```"
     else:
-        body = escape_html_tags((result.answer or "").strip())
+        answer = (result.answer or "").strip()
+        body = escape_html_tags(placed(answer, result.images, figure_markdown))
     heading = escape_html_tags(_one_line(question)) if question else ""
     parts = [f"# {heading}"] if heading and not body.startswith("# ") else []
     parts.append(body)
@@ -58,6 +60,16 @@ def result_markdown(
     if references and result.sources:
         parts.append(sources_markdown(result))
     return terminal_safe("\n\n".join(parts) + "\n")
+
+
+def figure_markdown(index: int, figure: Figure) -> str:
+    """An image as markdown: `![alt](url)` and its caption with the source it is from. A
+    viewer of the markdown loads it from its own host (it was public, and an image of the
+    checked type and size, when the run downloaded it)."""
+    alt = _escape_label(" ".join(figure.alt.split()) or "image")
+    url = figure.url.replace(" ", "%20").replace(")", "%29")
+    words = " ".join((figure.caption or figure.alt).split())
+    return f"![{alt}]({url})\n*{_escape_label(words)}* [{figure.number}]"
 
 
 def sources_markdown(result: Result) -> str:

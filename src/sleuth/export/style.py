@@ -30,6 +30,9 @@ pre { background: var(--panel); padding: .8rem 1rem; border-radius: 6px; overflo
 blockquote { border-left: 3px solid var(--line); margin-left: 0; padding-left: 1rem;
   color: var(--muted); }
 table { border-collapse: collapse; } th, td { border: 1px solid var(--line); padding: .3rem .6rem; }
+figure.illustration { margin: 1rem 0; max-width: 24rem; }
+figure.illustration img { display: block; max-width: 100%; height: auto; border-radius: 6px; }
+figure.illustration figcaption { color: var(--muted); font-size: .85rem; margin-top: .3rem; }
 #sources { border-top: 1px solid var(--line); margin-top: 3rem; }
 ol.sources { padding-left: 1.6rem; font-size: .95rem; }
 ol.sources li { margin-bottom: .7rem; }

@@ -19,6 +19,9 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
+from ..types import PageImage
+from .media import page_images
+
 MetaKey = tuple[str, str]  # (attribute, lowercased value) of a <meta> tag naming a date
 
 
@@ -28,6 +31,7 @@ class Extracted:
     text: str
     published: str | None  # ISO date (YYYY-MM-DD or full ISO)
     scripted: bool = False  # the HTML runs scripts: little text may mean a JavaScript app
+    images: tuple[PageImage, ...] = ()  # images with alt text or a caption (media.py)
 
 
 PUBLISHED_META: tuple[MetaKey, ...] = (
@@ -70,7 +74,13 @@ def extract_html(html: str, url: str) -> Extracted:
     published = declared_date(tree) if tree is not None else None
     if published is None:
         published = normalize_date(getattr(doc, "date", None) or "")
-    return Extracted(title=title, text=text, published=published, scripted=_runs_scripts(tree))
+    return Extracted(
+        title=title,
+        text=text,
+        published=published,
+        scripted=_runs_scripts(tree),
+        images=page_images(tree, url),
+    )
 
 
 def _elements(tree: Any) -> int:

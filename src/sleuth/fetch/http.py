@@ -11,21 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import httpx2
 
 from ..errors import BlockedURLError, FetchError
-from ..types import Page
+from ..types import FetchedImage, Page
 from .body import Body, Inflater, kind_from_headers, settle_kind
 from .guard import GuardPolicy, Resolver, check_url, is_blocked_address
+from .media import IMAGE_TYPES, image_type
 from .parse import to_page
 from .sandbox import Sandbox, shared_sandbox
 from .tls import tls_context
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
+IMAGE_ACCEPT = ",".join(IMAGE_TYPES)
+T = TypeVar("T")
+Reader = Callable[[httpx2.Response, str], Awaitable[T]]
 # Bodies up to this size that are not PDFs are parsed in a thread: starting a sandbox worker
 # costs about a second, more than a whole quick run on a fast network (see `_parse`).
 IN_PROCESS_BYTES = 512 * 1024
@@ -45,6 +52,7 @@ class FetchSettings:
     allow_private: bool = False
     user_agent: str = "Sleuth/0.1 (+research)"
     per_server: int = PER_SERVER
+    image_max_bytes: int = 300_000  # an image of a read page larger than this is not shown
 
 
 class HttpFetcher:
@@ -71,9 +79,29 @@ class HttpFetcher:
         )
 
     async def fetch(self, url: str) -> Page:
+        async with self._failures(url):
+            body = await self._download(url, ACCEPT, self._read)
+        try:
+            return await self._parse(body)
+        except FetchError as exc:
+            if exc.url:
+                raise
+            raise type(exc)(exc.reason, url, cause=exc.cause) from exc
+
+    async def fetch_image(self, url: str) -> FetchedImage:
+        """Download an image a read page shows, through the same guard, redirect checks, peer
+        check and deadline as a page: only a type of `IMAGE_TYPES` whose bytes agree with it,
+        at most `image_max_bytes`; anything else raises FetchError."""
+        async with self._failures(url):
+            image = await self._download(url, IMAGE_ACCEPT, self._read_image)
+        return image
+
+    @asynccontextmanager
+    async def _failures(self, url: str) -> AsyncIterator[None]:
+        """Every way a download fails, as a FetchError naming `url`; the total deadline."""
         try:
             async with asyncio.timeout(self._settings.total_timeout_s):
-                body = await self._download(url)
+                yield
         except TimeoutError as exc:
             raise FetchError(
                 f"timeout after {self._settings.total_timeout_s:g}s", url, cause="timeout"
@@ -84,12 +112,6 @@ class HttpFetcher:
             raise FetchError(_transport_reason(exc), url, cause="unreachable") from exc
         except httpx2.InvalidURL as exc:
             raise FetchError(f"invalid redirect: {exc}", url) from exc
-        except FetchError as exc:
-            if exc.url:
-                raise
-            raise type(exc)(exc.reason, url, cause=exc.cause) from exc
-        try:
-            return await self._parse(body)
         except FetchError as exc:
             if exc.url:
                 raise
@@ -120,13 +142,13 @@ class HttpFetcher:
             return False  # the guard refuses it with the reason
         return transport is not self._client._transport
 
-    async def _download(self, url: str) -> Body:
+    async def _download(self, url: str, accept: str, read: Reader[T]) -> T:
         current = url
         for _hop in range(self._settings.max_redirects + 1):
             await check_url(current, self.guard_policy(current), resolver=self._resolver)
             async with (
                 self._gate(current),
-                self._client.stream("GET", current, headers=self._headers()) as response,
+                self._client.stream("GET", current, headers=self._headers(accept)) as response,
             ):
                 self._check_peer(response, current)
                 location = response.headers.get("location")
@@ -135,7 +157,7 @@ class HttpFetcher:
                     continue
                 if response.status_code >= 400:
                     raise FetchError(f"http {response.status_code}", url, cause="http")
-                return await self._read(response, url)
+                return await read(response, url)
         raise FetchError(f"too many redirects (>{self._settings.max_redirects})", url, cause="http")
 
     def _check_peer(self, response: httpx2.Response, url: str) -> None:
@@ -168,6 +190,27 @@ class HttpFetcher:
         cap = self._settings.max_bytes
         if kind == "pdf" and int(response.headers.get("content-length") or 0) > cap:
             raise FetchError("too large", url, cause="too-large")
+        data = await self._bounded(response, cap)
+        return Body(url, str(response.url), mime, charset, data[:cap], truncated=len(data) > cap)
+
+    async def _read_image(self, response: httpx2.Response, url: str) -> FetchedImage:
+        mime, _ = _content_type(response.headers.get("content-type", ""))
+        if mime not in IMAGE_TYPES:
+            raise FetchError(f"not an image this report shows: {mime or 'no type'}", url,
+                             cause="unsupported")  # fmt: skip
+        cap = self._settings.image_max_bytes
+        if int(response.headers.get("content-length") or 0) > cap:
+            raise FetchError("image too large", url, cause="too-large")
+        data = await self._bounded(response, cap)
+        if len(data) > cap:
+            raise FetchError("image too large", url, cause="too-large")
+        checked = image_type(mime, data[:16])
+        if checked is None:
+            raise FetchError(f"the bytes are not {mime}", url, cause="unsupported")
+        return FetchedImage(url, checked, data)
+
+    async def _bounded(self, response: httpx2.Response, cap: int) -> bytes:
+        """The decoded body, read up to one byte past `cap` (so an oversized one shows)."""
         inflater = Inflater(response.headers.get("content-encoding", ""))
         chunks: list[bytes] = []
         size = 0
@@ -177,13 +220,12 @@ class HttpFetcher:
             size += len(piece)
             if size > cap:
                 break
-        data = b"".join(chunks)
-        return Body(url, str(response.url), mime, charset, data[:cap], truncated=size > cap)
+        return b"".join(chunks)
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, accept: str = ACCEPT) -> dict[str, str]:
         return {
             "User-Agent": self._settings.user_agent,
-            "Accept": ACCEPT,
+            "Accept": accept,
             "Accept-Encoding": "gzip, deflate",
         }
 

@@ -31,6 +31,7 @@ def to_page(body: Body, pdf_max_pages: int) -> Page:
         final_url=body.final_url if body.final_url != body.url else None,
         published=extracted.published,
         scripted=extracted.scripted,
+        images=extracted.images,
     )
 
 

@@ -51,11 +51,14 @@ def fuse(result_lists: Sequence[Sequence[SearchResult]]) -> list[Candidate]:
 
 
 def _richer(a: SearchResult, b: SearchResult) -> SearchResult:
-    """Keep the first result but borrow a longer snippet or a date from the second."""
+    """Keep the first result but borrow a longer snippet, a date or a scraped text from the
+    second."""
     if len(b.snippet) > len(a.snippet):
         a = replace(a, snippet=b.snippet)
     if a.published is None and b.published:
         a = replace(a, published=b.published)
+    if a.scraped is None and b.scraped:
+        a = replace(a, scraped=b.scraped)
     return a
 
 

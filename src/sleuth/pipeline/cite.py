@@ -34,6 +34,7 @@ LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>\s?)")
 SKIPPED = re.compile(r"^\s*(?:#{1,6}\s|\|)")  # headings, and table rows (cited as a whole row)
 TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 QUOTE_LIMIT = 300
+HEALTH_HEADING = "## Citation health"
 MAX_RANGE = 50  # "[1-9999]" is not a real citation; cap expansion
 
 
@@ -253,7 +254,7 @@ def health_footer(verification: Verification) -> str:
         return ""
     lines = [
         "",
-        "## Citation health",
+        HEALTH_HEADING,
         "",
         f"{verification.supported} of {verification.checked} cited sentences are supported by "
         "their sources; these are not:",

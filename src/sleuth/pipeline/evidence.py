@@ -113,6 +113,7 @@ def _source(
         snippet=is_snippet,
         text=page.text if page else result.snippet,
         location=page.location if page else None,
+        images=page.images if page else (),
     )
 
 

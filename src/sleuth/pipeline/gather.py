@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from ..errors import BlockedURLError, NoSourcesError, SearchError
 from ..events import (
@@ -29,7 +29,7 @@ from ..events import (
 from ..fetch.domains import DomainPolicy
 from ..ports import Fetcher, SearchBackend, SearchQuery
 from ..runtime import Tasks
-from ..types import ResearchRequest, SearchResult
+from ..types import Page, ResearchRequest, SearchResult
 from ..urls import normalize_url
 from .candidates import Candidate, cap_per_site, fuse
 from .dedupe import NearDuplicates
@@ -203,8 +203,20 @@ async def read_round(
 
 
 def _read_for(cand: Candidate, outcome: ReadOutcome) -> Read:
-    page = cand.result.page or outcome.pages.get(cand.url)
+    page = cand.result.page or outcome.pages.get(cand.url) or _scraped_page(cand, outcome)
     return Read(cand, page)
+
+
+def _scraped_page(cand: Candidate, outcome: ReadOutcome) -> Page | None:
+    """The search service's own scrape of a page Sleuth failed to read (a 403 to its client, a
+    page of scripts, an error) - never of one its guard or domain lists refused, nor one left
+    unread at the deadline (its address was not checked)."""
+    text = (cand.result.scraped or "").strip()
+    if not text or cand.url not in outcome.failed or cand.url in outcome.blocked:
+        return None
+    fetched_at = datetime.now(UTC).isoformat(timespec="seconds")
+    title = cand.result.title or cand.url
+    return Page(cand.url, title, text, fetched_at, "text/markdown", published=None)
 
 
 def keep_reads(reads: list[Read], gathering: Gathering) -> list[Event]:

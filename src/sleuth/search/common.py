@@ -56,6 +56,14 @@ def _no_throttle(response: httpx2.Response) -> bool:
     return False
 
 
+def retry_after_header(response: httpx2.Response) -> str | None:
+    return response.headers.get("Retry-After")
+
+
+# How long a throttled service asks to wait, in seconds as it wrote them (or None).
+WaitOf = Callable[[httpx2.Response], str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Http:
     """A per-backend HTTP caller: one timeout, proxies from the environment, errors mapped."""
@@ -64,6 +72,7 @@ class Http:
     timeout_s: float = 10.0
     transport: httpx2.AsyncBaseTransport | None = None  # tests inject a MockTransport
     throttled: ThrottleCheck = _no_throttle
+    wait_of: WaitOf = retry_after_header  # Gemini says it in the body instead
 
     @classmethod
     def from_settings(
@@ -106,7 +115,7 @@ class Http:
     def check_status(self, response: httpx2.Response) -> None:
         status = response.status_code
         if status == 429 or self.throttled(response):
-            wait = response.headers.get("Retry-After")
+            wait = self.wait_of(response)
             hint = f"; retry after {wait} s" if wait else ""
             cause = f"{self.backend}: rate limited (HTTP {status}{hint})"
             raise RateLimitedError(cause, self.backend)
@@ -191,6 +200,17 @@ def unwrap_redirect(url: str) -> str:
 
 
 # ---------------------------------------------------------------- text
+
+
+def model_preferences(language: str | None, since: date | None) -> str:
+    """The search language and `--since` as instructions, for a backend whose search is a
+    model's (its tool takes no such parameters)."""
+    said = ""
+    if language:
+        said += f" Prefer pages in the language with BCP 47 code {language}."
+    if since:
+        said += f" Prefer pages published on or after {since.isoformat()}."
+    return said
 
 
 def keyword_ladder(text: str) -> list[str]:

@@ -74,9 +74,8 @@ def create_app(
         hashed = password.verifier_for(config.access_password, sleuth.home)
         config = replace(config, access_password=hashed)
     metrics = Metrics()
-    service = Service(
-        sleuth, store, config.policy, defaults=config.defaults, clock=clock, observer=metrics
-    )
+    service = Service(sleuth, store, config.policy, defaults=config.defaults, clock=clock,
+                      observer=metrics, secret_key=config.secret_key)  # fmt: skip
     state = State(config, sleuth, store, clock, metrics, service)
     metrics.watch(service.running, service.pending)
 

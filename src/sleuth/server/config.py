@@ -45,6 +45,8 @@ class ServerConfig:
     allowed_models: tuple[str, ...] = ()  # models a request may name besides the server's
     allowed_providers: tuple[str, ...] = ()  # web-app providers a request may pick
     metrics_token: str | None = field(default=None, repr=False)
+    # Seals and opens the organizations' own model keys (`app/orgmodels.py`).
+    secret_key: str | None = field(default=None, repr=False)
     ticket_secret: str = field(default_factory=lambda: secrets.token_hex(32), repr=False)
     client_connections: int = 256
     # Setting values every run gets (the operator's: search backend, model endpoint...);
@@ -82,6 +84,7 @@ def server_config(
         allowed_hosts=tuple(values["allowed_hosts"]),
         trusted_proxies=tuple(values["trusted_proxies"]),
         metrics_token=values["metrics_token"] or None,
+        secret_key=values["secret_key"] or None,
         allowed_models=tuple(values["allowed_models"]),
         allowed_providers=tuple(values["allowed_providers"]),
         defaults=MappingProxyType(dict(defaults)),

@@ -72,7 +72,7 @@ async def ticket(request: Request) -> Caller:
                        "a ticket from POST /api/sse/ticket is required (ticket=); each works "
                        "once, for a minute")  # fmt: skip
     request.state.org = found.org
-    return found
+    return await state_of(request).service.with_model(found)  # a ticket carries no model
 
 
 async def ui(request: Request) -> None:

@@ -158,6 +158,7 @@ class ResearchBody(Filters):
     source_authority: Authority | None = Field(None, description=SETTINGS["source_authority"].help)
     language: str | None = Field(None, max_length=40, description=SETTINGS["language"].help)
     tldr: bool | None = Field(None, description=SETTINGS["tldr"].help)
+    images: bool | None = Field(None, description=SETTINGS["images"].help)
     cite_min_recall: float | None = table_field("cite_min_recall")
     kb: str | None = Field(
         None,
@@ -180,7 +181,7 @@ class ResearchBody(Filters):
         """Setting values for the application (`Sleuth.prepare`), by their table names."""
         values = self.filter_values()
         values["deep"] = deep_value(self.depth)
-        for name in ("output", "max_sources", "source_authority", "language", "tldr"):
+        for name in ("output", "max_sources", "source_authority", "language", "tldr", "images"):
             if getattr(self, name) is not None:
                 values[name] = getattr(self, name)
         if self.cite_min_recall is not None:
@@ -332,6 +333,18 @@ class UsageOut(BaseModel):
     cost_usd: float | None
 
 
+class FigureOut(BaseModel):
+    """An image of a cited page shown beside the sentence it illustrates (`images`)."""
+
+    number: int = Field(description="The source whose page shows it.")
+    url: str
+    alt: str
+    caption: str
+    sentence: str = Field(description="The cited sentence it illustrates.")
+    type: str = Field(description="The media type its bytes were checked to be.")
+    bytes: int
+
+
 class ResearchResult(BaseModel):
     """The result shape of `sleuth ask --json` (docs/getting-started.md), plus `cached`."""
 
@@ -345,6 +358,9 @@ class ResearchResult(BaseModel):
     verification: VerificationOut
     source_trust: TrustOut
     usage: UsageOut
+    images: list[FigureOut] = Field(
+        default_factory=list, description="Images of cited pages (when `images` was asked)."
+    )
     cached: bool
     session_id: str | None
 
@@ -402,6 +418,7 @@ class UsageDayOut(BaseModel):
     pages_read: int
     runs: int
     cached: int
+    cost_usd: float = 0.0
 
 
 class UsageResponse(BaseModel):
@@ -409,6 +426,22 @@ class UsageResponse(BaseModel):
     period: str
     meters: dict[str, Meter]
     days: list[UsageDayOut]
+    cost_usd: float = Field(description="What the month's runs spent on models (priced ones).")
+
+
+class OrgModelOut(BaseModel):
+    """The model an organization's runs use: its own (set by the operator) or the server's.
+    The API key is never shown, only whether one is set."""
+
+    orgId: str
+    own: bool = Field(description="False: the organization runs on the server's model.")
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    key_set: bool = False
+    plan_model: str | None = None
+    critic_model: str | None = None
+    updated_at: str | None = None
 
 
 class RunSummary(BaseModel):

@@ -345,6 +345,14 @@ _TABLE = (
     ),
     _s("tldr", "flag", False, "Start with a cited one-paragraph summary.", "run"),
     _s(
+        "images",
+        "flag",
+        False,
+        "Show images of the cited pages (with their alt text or caption) beside the sentences "
+        "they illustrate; each is downloaded through the network guard, checked and kept.",
+        "run",
+    ),
+    _s(
         "language",
         "text",
         None,
@@ -520,6 +528,18 @@ _TABLE = (
         "default none: a caller never spends the operator's other keys.",
         "server",
         metavar="NAME[,NAME]",
+    ),
+    _s(
+        "secret_key",
+        "text",
+        None,
+        "The server's secret key: seals the model API keys operators give organizations "
+        "(`sleuth keys org-model set`) in the store. Fernet keys, comma-separated: the first "
+        "seals, any opens (rotation: new,old, then `sleuth keys org-model reseal`). Every "
+        "process of one store needs the same (environment or config file only, never a flag).",
+        "server",
+        secret=True,
+        cli=False,
     ),
     _s(
         "metrics_token",

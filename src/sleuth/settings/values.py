@@ -199,6 +199,33 @@ def _choice(s: Setting, value: Any, note: Note) -> str:
     return text
 
 
+def check_endpoint(url: str, setting: str = "base_url") -> str:
+    """A model endpoint as every place that takes one checks it (the UI's Settings page, an
+    organization's own model): an http:// or https:// URL naming a host, with no credentials
+    in it (secrets never travel in URLs) and nothing after the path. Returns it trimmed."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    if not text.startswith(("http://", "https://")):
+        raise UsageError(f"{setting}: the LLM endpoint must be an http:// or https:// URL",
+                         setting=setting)  # fmt: skip
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018  (a port that is not a number raises here)
+    except ValueError:
+        raise UsageError(f"{setting}: {text!r} is not a URL", setting=setting) from None
+    if not parts.hostname or any(c.isspace() for c in text):
+        raise UsageError(f"{setting}: {text!r} names no host", setting=setting)
+    if parts.username is not None or parts.password is not None:
+        raise UsageError(
+            f"{setting}: the URL must not carry credentials; give the key on its own",
+            setting=setting,
+        )
+    if parts.query or parts.fragment:
+        raise UsageError(f"{setting}: the URL must end at its path (no ? or #)", setting=setting)
+    return text
+
+
 def _list(s: Setting, value: Any, note: Note) -> tuple[str, ...]:
     items = value if isinstance(value, list | tuple) else [value]
     out: list[str] = []

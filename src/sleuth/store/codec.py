@@ -8,6 +8,8 @@ plus those fields, and reads either.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from dataclasses import asdict, fields
 from typing import Any
@@ -15,7 +17,9 @@ from typing import Any
 from ..events import EVENT_TYPES, Event
 from ..types import (
     Citation,
+    Figure,
     ModelUsage,
+    PageImage,
     Passage,
     Result,
     Source,
@@ -34,6 +38,8 @@ def source_to_json(source: Source, with_text: bool = True) -> dict[str, Any]:
     data["published"] = source.published
     if with_text:
         data["text"] = source.text
+        if source.images:  # what a steered or resumed run may still show beside its claims
+            data["images"] = [asdict(i) for i in source.images]
     return data
 
 
@@ -45,7 +51,26 @@ def result_to_json(result: Result, with_text: bool = True) -> dict[str, Any]:
     data["sources"] = [source_to_json(s, with_text) for s in result.sources]
     data["verification"]["enabled"] = result.verification.enabled
     data["writer"] = result.writer
+    if with_text:  # the checked bytes, so a report shows the image without asking its host
+        for out, figure in zip(data["images"], result.images, strict=True):
+            out["data"] = base64.b64encode(figure.data).decode("ascii")
     return data
+
+
+def figure_from_json(data: dict[str, Any]) -> Figure:
+    try:
+        raw = base64.b64decode(data.get("data", ""), validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    return Figure(
+        number=int(data["number"]),
+        url=data["url"],
+        alt=data.get("alt", ""),
+        caption=data.get("caption", ""),
+        sentence=data.get("sentence", ""),
+        type=data.get("type", ""),
+        data=raw,
+    )
 
 
 def source_from_json(data: dict[str, Any]) -> Source:
@@ -64,6 +89,10 @@ def source_from_json(data: dict[str, Any]) -> Source:
         authority=data.get("authority", "unknown"),
         text=data.get("text", ""),
         location=data.get("location"),
+        images=tuple(
+            PageImage(i["url"], i.get("alt", ""), i.get("caption", ""))
+            for i in data.get("images", ())
+        ),
     )
 
 
@@ -115,6 +144,7 @@ def result_from_json(data: dict[str, Any]) -> Result:
         writer=data.get("writer", "extractive"),
         plan=tuple(data.get("plan", ())),
         rounds=tuple(data.get("rounds", ())),
+        images=tuple(figure_from_json(f) for f in data.get("images", ())),
     )
 
 

@@ -50,6 +50,26 @@ class Org:
 
 
 @dataclass(frozen=True, slots=True)
+class OrgModel:
+    """An organization's own model settings, as the operator set them and the store keeps
+    them: the API key only sealed (encrypted with the server's secret key by the application;
+    the store never sees it in the clear). Its runs use this model instead of the server's."""
+
+    org: str
+    api_format: str  # openai, anthropic, google or azure
+    model: str
+    base_url: str
+    sealed_key: bytes | None = field(default=None, repr=False)  # None: the endpoint needs none
+    plan_model: str | None = None  # None: `model`
+    critic_model: str | None = None  # None: `model`
+    updated_at: str = ""
+
+    @property
+    def key_set(self) -> bool:
+        return self.sealed_key is not None
+
+
+@dataclass(frozen=True, slots=True)
 class Allowance:
     """What admitted work may spend of each metered quota (None: no quota on that meter)."""
 
@@ -99,6 +119,7 @@ class UsageDay:
     pages_read: int = 0
     runs: int = 0
     cached: int = 0
+    cost_usd: float = 0.0  # what its runs spent on models (priced models only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,14 +131,17 @@ class UsageReport:
     quota_searches: int | None
     quota_pages: int | None
     days: tuple[UsageDay, ...] = field(default_factory=tuple)
+    cost_usd: float = 0.0  # the month's model spending
 
 
 @dataclass(frozen=True, slots=True)
 class Spent:
-    """What a finished run cost, metered against its organization's quotas."""
+    """What a finished run cost, metered against its organization's quotas (and its model
+    spending, metered but under no quota)."""
 
     searches: int = 0
     pages_read: int = 0
+    cost_usd: float = 0.0
 
 
 ONE_SEARCH = Spent(1, 0)  # what a plain lookup wants of the quotas
@@ -142,6 +166,18 @@ class KeyStore(Protocol):
     async def has_keys(self) -> bool: ...
 
     async def org(self, name: str) -> Org | None: ...
+
+    async def set_org_model(self, model: OrgModel, *, now: float) -> None:
+        """Give `model.org` (created if new) its own model settings, replacing any it had."""
+
+    async def org_model(self, org: str) -> OrgModel | None:
+        """The organization's own model settings, or None: it runs on the server's."""
+
+    async def org_models(self) -> list[OrgModel]:
+        """Every organization's own model settings, by organization."""
+
+    async def clear_org_model(self, org: str) -> bool:
+        """Drop the organization's own model (back to the server's); False: it had none."""
 
 
 class QuotaStore(Protocol):

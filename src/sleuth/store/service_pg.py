@@ -38,6 +38,7 @@ from .service import (
     ApiKey,
     Idempotency,
     Org,
+    OrgModel,
     Refused,
     Spent,
     UsageDay,
@@ -47,7 +48,7 @@ from .service import (
     hash_secret,
     new_secret,
 )
-from .service_schema import key_row, moment
+from .service_schema import ORG_MODEL_COLUMNS, key_row, moment, org_model_row, org_model_values
 from .sessions import SessionStore
 from .sessions_pg import PgSessionStore
 
@@ -210,6 +211,40 @@ class PgServiceStore:
         async with self._conn() as conn:
             return await _org_row(conn, name)
 
+    async def set_org_model(self, model: OrgModel, *, now: float) -> None:
+        async with self._tx() as conn:
+            await conn.execute(
+                "INSERT INTO orgs (name, plan, created_at) VALUES (%s, 'self-hosted', %s)"
+                " ON CONFLICT DO NOTHING",
+                (model.org, _iso(now)),
+            )
+            columns = ORG_MODEL_COLUMNS.split(", ")
+            updates = ", ".join(f"{c} = excluded.{c}" for c in columns[1:])
+            await conn.execute(
+                f"INSERT INTO org_models ({ORG_MODEL_COLUMNS}) VALUES"
+                f" ({', '.join(['%s'] * len(columns))}) ON CONFLICT (org) DO UPDATE SET {updates}",
+                org_model_values(model, _iso(now)),
+            )
+
+    async def org_model(self, org: str) -> OrgModel | None:
+        async with self._conn() as conn:
+            cur = await conn.execute(
+                f"SELECT {ORG_MODEL_COLUMNS} FROM org_models WHERE org = %s", (org,)
+            )
+            row = await cur.fetchone()
+        return org_model_row(row) if row else None
+
+    async def org_models(self) -> list[OrgModel]:
+        async with self._conn() as conn:
+            cur = await conn.execute(f"SELECT {ORG_MODEL_COLUMNS} FROM org_models ORDER BY org")
+            rows = await cur.fetchall()
+        return [org_model_row(r) for r in rows]
+
+    async def clear_org_model(self, org: str) -> bool:
+        async with self._conn() as conn:
+            cur = await conn.execute("DELETE FROM org_models WHERE org = %s", (org,))
+            return cur.rowcount > 0
+
     # -- quotas, concurrency and usage ------------------------------------------------------------
 
     async def admit(
@@ -263,12 +298,13 @@ class PgServiceStore:
         async with self._tx() as conn:
             await conn.execute("DELETE FROM reservations WHERE id = %s", (reservation,))
             await conn.execute(
-                "INSERT INTO usage_days (org, day, searches, pages_read, runs)"
-                " VALUES (%s, %s, %s, %s, 1) ON CONFLICT (org, day) DO UPDATE SET"
+                "INSERT INTO usage_days (org, day, searches, pages_read, runs, cost_usd)"
+                " VALUES (%s, %s, %s, %s, 1, %s) ON CONFLICT (org, day) DO UPDATE SET"
                 " searches = usage_days.searches + excluded.searches,"
                 " pages_read = usage_days.pages_read + excluded.pages_read,"
-                " runs = usage_days.runs + 1",
-                (org, _day(now), spent.searches, spent.pages_read),
+                " runs = usage_days.runs + 1,"
+                " cost_usd = usage_days.cost_usd + excluded.cost_usd",
+                (org, _day(now), spent.searches, spent.pages_read, spent.cost_usd),
             )
 
     async def release(self, reservation: str) -> None:
@@ -289,8 +325,9 @@ class PgServiceStore:
         async with self._conn() as conn:
             found = await _org_row(conn, org) or Org(org)
             searches, pages = await _month_used(conn, org, now)
+            cost = await _month_cost(conn, org, now)
             cur = await conn.execute(
-                "SELECT day, searches, pages_read, runs, cached FROM usage_days"
+                "SELECT day, searches, pages_read, runs, cached, cost_usd FROM usage_days"
                 " WHERE org = %s AND day >= %s ORDER BY day",
                 (org, first),
             )
@@ -302,8 +339,10 @@ class PgServiceStore:
             pages,
             found.quota_searches,
             found.quota_pages,
-            tuple(UsageDay(r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows),
-        )
+            tuple(UsageDay(r[0], int(r[1]), int(r[2]), int(r[3]), int(r[4]), float(r[5]))
+                  for r in rows),
+            cost,
+        )  # fmt: skip
 
     async def hit_rate(self, org: str, *, now: float, per_minute: int) -> float | None:
         minute = int(now // 60)
@@ -445,6 +484,17 @@ async def _month_used(conn: Conn, org: str, now: float) -> tuple[int, int]:
     )
     row = await cur.fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+async def _month_cost(conn: Conn, org: str, now: float) -> float:
+    month = moment(now).strftime("%Y-%m")
+    cur = await conn.execute(
+        "SELECT coalesce(sum(cost_usd), 0) FROM usage_days"
+        " WHERE org = %s AND day >= %s AND day < %s",
+        (org, month + "-01", month + "-99"),
+    )
+    row = await cur.fetchone()
+    return float(row[0]) if row else 0.0
 
 
 __all__ = ["PgServiceStore", "StoreError"]

@@ -39,4 +39,10 @@ STEPS: tuple[str, ...] = (
     """ALTER TABLE reservations ADD COLUMN run BOOLEAN NOT NULL DEFAULT TRUE;
     ALTER TABLE reservations ADD COLUMN searches BIGINT NOT NULL DEFAULT 0;
     ALTER TABLE reservations ADD COLUMN pages BIGINT NOT NULL DEFAULT 0""",
+    # Organizations' own model settings (the API key sealed with the server's secret key),
+    # and what runs spent on models, per organization and day.
+    """CREATE TABLE org_models (org TEXT PRIMARY KEY REFERENCES orgs(name),
+        api_format TEXT NOT NULL, model TEXT NOT NULL, base_url TEXT NOT NULL,
+        sealed_key BYTEA, plan_model TEXT, critic_model TEXT, updated_at TEXT NOT NULL);
+    ALTER TABLE usage_days ADD COLUMN cost_usd DOUBLE PRECISION NOT NULL DEFAULT 0""",
 )

@@ -7,7 +7,7 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
-from .service import ApiKey, Org, Spent
+from .service import ApiKey, Org, OrgModel, Spent
 
 
 def v1(conn: sqlite3.Connection) -> None:
@@ -61,7 +61,18 @@ def v4_held(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE reservations ADD COLUMN pages INTEGER NOT NULL DEFAULT 0")
 
 
-MIGRATIONS = (v1, v2_owners, v3_run_logs, v4_held)
+def v5_org_models(conn: sqlite3.Connection) -> None:
+    """Organizations' own model settings (the API key sealed with the server's secret key),
+    and what runs spent on models, per organization and day."""
+    conn.execute(
+        """CREATE TABLE org_models (org TEXT PRIMARY KEY REFERENCES orgs(name),
+        api_format TEXT NOT NULL, model TEXT NOT NULL, base_url TEXT NOT NULL,
+        sealed_key BLOB, plan_model TEXT, critic_model TEXT, updated_at TEXT NOT NULL)"""
+    )
+    conn.execute("ALTER TABLE usage_days ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0")
+
+
+MIGRATIONS = (v1, v2_owners, v3_run_logs, v4_held, v5_org_models)
 CLAIMS = ("reservations", "flights", "idempotency")  # tables whose rows a node owns
 
 
@@ -78,6 +89,30 @@ def org_row(conn: sqlite3.Connection, name: str) -> Org | None:
         "SELECT name, plan, quota_searches, quota_pages FROM orgs WHERE name = ?", (name,)
     ).fetchone()
     return Org(*row) if row else None
+
+
+ORG_MODEL_COLUMNS = (
+    "org, api_format, model, base_url, sealed_key, plan_model, critic_model, updated_at"
+)
+
+
+def org_model_row(row: tuple[Any, ...]) -> OrgModel:
+    sealed = None if row[4] is None else bytes(row[4])
+    return OrgModel(row[0], row[1], row[2], row[3], sealed, row[5], row[6], row[7])
+
+
+def org_model_values(model: OrgModel, at: str) -> tuple[Any, ...]:
+    return (model.org, model.api_format, model.model, model.base_url, model.sealed_key,
+            model.plan_model, model.critic_model, at)  # fmt: skip
+
+
+def month_cost(conn: sqlite3.Connection, org: str, now: float) -> float:
+    month = moment(now).strftime("%Y-%m")
+    row = conn.execute(
+        "SELECT coalesce(sum(cost_usd), 0) FROM usage_days WHERE org = ? AND substr(day, 1, 7) = ?",
+        (org, month),
+    ).fetchone()
+    return float(row[0])
 
 
 def month_used(conn: sqlite3.Connection, org: str, now: float) -> tuple[int, int]:

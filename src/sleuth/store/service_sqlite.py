@@ -34,6 +34,7 @@ from .service import (
     ApiKey,
     Idempotency,
     Org,
+    OrgModel,
     Refused,
     Spent,
     UsageDay,
@@ -46,9 +47,13 @@ from .service import (
 from .service_schema import (
     CLAIMS,
     MIGRATIONS,
+    ORG_MODEL_COLUMNS,
     key_row,
     moment,
+    month_cost,
     month_used,
+    org_model_row,
+    org_model_values,
     org_row,
     reserved,
 )
@@ -264,6 +269,38 @@ class SqliteServiceStore:
         with self._read() as conn:
             return org_row(conn, name)
 
+    @writing
+    def set_org_model(self, model: OrgModel, *, now: float) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO orgs (name, plan, created_at) VALUES (?, 'self-hosted', ?)",
+                (model.org, _iso(now)),
+            )
+            conn.execute(
+                f"INSERT OR REPLACE INTO org_models ({ORG_MODEL_COLUMNS})"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                org_model_values(model, _iso(now)),
+            )
+
+    @reading
+    def org_model(self, org: str) -> OrgModel | None:
+        with self._read() as conn:
+            row = conn.execute(
+                f"SELECT {ORG_MODEL_COLUMNS} FROM org_models WHERE org = ?", (org,)
+            ).fetchone()
+        return org_model_row(row) if row else None
+
+    @reading
+    def org_models(self) -> list[OrgModel]:
+        with self._read() as conn:
+            rows = conn.execute(f"SELECT {ORG_MODEL_COLUMNS} FROM org_models ORDER BY org")
+            return [org_model_row(r) for r in rows.fetchall()]
+
+    @writing
+    def clear_org_model(self, org: str) -> bool:
+        with self._tx() as conn:
+            return conn.execute("DELETE FROM org_models WHERE org = ?", (org,)).rowcount > 0
+
     # -- quotas, concurrency and usage ------------------------------------------------------------
 
     @writing
@@ -309,11 +346,12 @@ class SqliteServiceStore:
         with self._tx() as conn:
             conn.execute("DELETE FROM reservations WHERE id = ?", (reservation,))
             conn.execute(
-                "INSERT INTO usage_days (org, day, searches, pages_read, runs)"
-                " VALUES (?, ?, ?, ?, 1)"
+                "INSERT INTO usage_days (org, day, searches, pages_read, runs, cost_usd)"
+                " VALUES (?, ?, ?, ?, 1, ?)"
                 " ON CONFLICT (org, day) DO UPDATE SET searches = searches + excluded.searches,"
-                " pages_read = pages_read + excluded.pages_read, runs = runs + 1",
-                (org, _day(now), spent.searches, spent.pages_read),
+                " pages_read = pages_read + excluded.pages_read, runs = runs + 1,"
+                " cost_usd = cost_usd + excluded.cost_usd",
+                (org, _day(now), spent.searches, spent.pages_read, spent.cost_usd),
             )
 
     @writing
@@ -336,8 +374,9 @@ class SqliteServiceStore:
         with self._read() as conn:
             found = org_row(conn, org) or Org(org)
             searches, pages = month_used(conn, org, now)
+            cost = month_cost(conn, org, now)
             rows = conn.execute(
-                "SELECT day, searches, pages_read, runs, cached FROM usage_days"
+                "SELECT day, searches, pages_read, runs, cached, cost_usd FROM usage_days"
                 " WHERE org = ? AND day >= ? ORDER BY day",
                 (org, first),
             ).fetchall()
@@ -349,6 +388,7 @@ class SqliteServiceStore:
             found.quota_searches,
             found.quota_pages,
             tuple(UsageDay(*row) for row in rows),
+            cost,
         )
 
     @writing

@@ -10,19 +10,21 @@ itself for stdio, the server's admitted, metered, shared live runs for HTTP.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator
 from importlib.metadata import version
 from typing import Annotated, Any, Literal, Protocol
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ...errors import SleuthError
 from ...events import Done, Event, Failed
 from ...export.markdown import result_markdown
 from ...limits import DEEP_LIMIT_S, QUICK_LIMIT_S, deep_value
-from ...types import SearchResult
+from ...settings.table import SETTINGS
+from ...types import Figure, SearchResult
 from ..models import ResearchResult
 from .watch import Watch
 
@@ -51,6 +53,7 @@ For an answer with checked citations, use `research`."""
 BACKEND = (
     "Search backend (duckduckgo, searxng, wikipedia, arxiv, multi:a,b, ...); default: the server's."
 )
+IMAGES = SETTINGS["images"].help + " They also come as image content of the reply."
 AUTHORITY = "prefer: read authoritative sites first; strict: also drop content farms."
 
 
@@ -137,6 +140,7 @@ def build(runner: Runner) -> MCPServer:
             Field(description=AUTHORITY),
         ] = None,
         search_lang: SearchLang = None,
+        images: Annotated[bool | None, Field(description=IMAGES)] = None,
     ) -> Annotated[CallToolResult, ResearchResult]:
         values = {
             "deep": deep_value(depth),
@@ -149,6 +153,7 @@ def build(runner: Runner) -> MCPServer:
             "max_runtime": max_runtime_s,
             "source_authority": source_authority,
             "search_lang": search_lang,
+            "images": images,
         }
         values = {k: v for k, v in values.items() if v is not None}
         return await _research(runner, ctx, question, values)
@@ -184,7 +189,8 @@ async def _research(
             if isinstance(event, Done):
                 result = event.result
                 text = TextContent(type="text", text=result_markdown(result, grade=True))
-                return CallToolResult(content=[text], structured_content=result.to_json())
+                shown = [_image(f) for f in result.images if f.data]
+                return CallToolResult(content=[text, *shown], structured_content=result.to_json())
             if isinstance(event, Failed):
                 worded = event.exception.worded(_argument) if event.exception else event.error
                 return _error(worded, event.code, event.retryable, watch)
@@ -195,6 +201,13 @@ async def _research(
     except SleuthError as exc:  # a bad argument, or the service's refusal (quota, busy)
         return _error(exc.worded(_argument), exc.code, exc.retryable, watch)
     return _error("the run ended without a result", "CANCELLED", True, watch)
+
+
+def _image(figure: Figure) -> ImageContent:
+    """A report image as the tool's own content: the bytes checked when the run downloaded
+    them, so the client shows it without asking the image's host."""
+    data = base64.b64encode(figure.data).decode("ascii")
+    return ImageContent(type="image", data=data, mime_type=figure.type)
 
 
 def _error(message: str, code: str, retryable: bool, watch: Watch) -> CallToolResult:

@@ -32,7 +32,7 @@ class BatchBody(Body):
         max_length=MAX_QUESTIONS,
         description="Each: {question (or query), id?, depth?, and the run options of "
         "POST /research or their setting names: max_sources, since/freshness, "
-        "source_authority, output, language, search_lang, tldr, include_domains, "
+        "source_authority, output, language, search_lang, tldr, images, include_domains, "
         "exclude_domains, "
         "cite_min_recall, max_runtime, schema}. A question without id is named by a hash "
         "of its entry.",

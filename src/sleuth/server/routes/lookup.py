@@ -124,6 +124,7 @@ async def extract(
             urls, prompt=body.prompt, schema=body.schema_, **service.values(caller, {})
         )
         tally.pages = sum(1 for h in hits if h.result.page is not None)
+        tally.cost_usd = result.usage.cost_usd or 0.0
         return _extracted(result, hits, tally)
 
     async def run() -> JSONResponse:

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from ..auth import Caller, Member, ServerState
 from ..errors import error_body
 from ..metrics import CONTENT_TYPE
-from ..models import ResearchResult, RunList, UsageResponse, WhoAmI
+from ..models import OrgModelOut, ResearchResult, RunList, UsageResponse, WhoAmI
 from .common import READ_ERRORS, documented
 
 router = APIRouter()
@@ -55,10 +55,24 @@ async def usage(
                 "pages_read": d.pages_read,
                 "runs": d.runs,
                 "cached": d.cached,
+                "cost_usd": round(d.cost_usd, 6),
             }
             for d in report.days
         ],
+        "cost_usd": round(report.cost_usd, 6),
     }
+
+
+@router.get(
+    "/api/orgs/{org}/model",
+    response_model=OrgModelOut,
+    responses=documented(*READ_ERRORS),
+    tags=["account"],
+)
+async def model(org: str, caller: Member, state: ServerState) -> dict[str, Any]:
+    """The model the organization's runs use: its own (provider, model, base URL, whether a
+    key is set — never the key), or the server's."""
+    return (await state.service.org_model(caller)).to_json()
 
 
 @router.get(

@@ -45,6 +45,7 @@ FIELDS = {
     "plan_model": "thinkingModel",
     "critic_model": "thinkingModel",
     "max_results": "maxResult",
+    "images": "enableCitationImage",
 }
 STREAM: dict[int | str, dict[str, Any]] = {
     200: {"description": "Server-sent events", "content": {"text/event-stream": {}}}
@@ -65,7 +66,8 @@ async def sse_post(
     caller: Researcher, state: ServerState, body: Annotated[dict[str, Any], Body()]
 ) -> EventSourceResponse:
     """Fields: query, provider, thinkingModel, taskModel, searchProvider, language, maxResult,
-    enableCitationImage (accepted; images are not extracted), enableReferences, promptOverrides
+    enableCitationImage (images of the cited pages beside their sentences; default on),
+    enableReferences, promptOverrides
     (each replaces the instructions of its Sleuth stage; the source framing, the citation rules
     and the citation check stay; keys not applied are listed in `infor` and the final summary as
     `warnings`)."""

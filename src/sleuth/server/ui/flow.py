@@ -71,7 +71,13 @@ async def ask_page(request: Request) -> HTMLResponse:
     ui = ui_of(request)
     picked = request.query_params.getlist("kb")
     return render(request, "ask.html", depths=list(DEPTHS), error=None,
-                  bases=await _bases(ui), picked=picked)  # fmt: skip
+                  bases=await _bases(ui), picked=picked, images=_images_default(ui))  # fmt: skip
+
+
+def _images_default(ui: UiContext) -> bool:
+    """Whether the Ask page's images box starts ticked: the operator's `images` default."""
+    given = {**ui.state.app.settings.run_defaults, **ui.values()}
+    return bool(given.get("images"))
 
 
 async def _bases(ui: UiContext) -> list[Any]:
@@ -96,11 +102,12 @@ async def start(request: Request) -> Response:
         if depth not in DEPTHS:
             raise UsageError(f"unknown depth {depth!r}", setting="depth")
         values = {**ui.values(), "max_sources": DEPTHS[depth], **_kb_search(ui, _many(form, "kb"))}
+        values["images"] = form.get("images") == "1"
         state = await _admitted(ui, lambda: ui.state.app.steer(question, **values))
     except SleuthError as exc:
         return render(request, "ask.html", status=exc.http_status, depths=list(DEPTHS),
                       error=str(exc), question=question, bases=await _bases(ui),
-                      picked=_many(form, "kb"))  # fmt: skip
+                      picked=_many(form, "kb"), images=form.get("images") == "1")  # fmt: skip
     return RedirectResponse(f"/runs/{state.session_id}", status_code=303)
 
 
@@ -158,7 +165,7 @@ async def _answer(
     numbers = {s.number for s in result.sources}
     quotes = {c.number: c.quote for c in result.citations}
     return {
-        "answer": answer_html(text, numbers, unsupported, label),
+        "answer": answer_html(text, numbers, unsupported, label, result.images),
         "revision": shown,
         "revisions": revisions,
         "quotes": quotes,
@@ -331,7 +338,8 @@ def _checked_json(
 
     unsupported = [u.sentence for u in checked.verification.unsupported]
     label = translator(language(request))("answer.unsupported")
-    html = answer_html(checked.text, {s.number for s in record.result.sources}, unsupported, label)
+    numbers = {s.number for s in record.result.sources}
+    html = answer_html(checked.text, numbers, unsupported, label, record.result.images)
     v = checked.verification
     return {"text": checked.text, "html": html, "checked": v.checked, "supported": v.supported,
             "unsupported": len(unsupported)}  # fmt: skip

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import UsageError
 from ...settings.table import SETTINGS
-from ...settings.values import coerce
+from ...settings.values import check_endpoint, coerce
 
 if TYPE_CHECKING:
     from ...store.ui_text import SavedText
@@ -76,8 +76,6 @@ class SavedSettings:
         if choice is not None and choice not in SETTINGS["api_format"].choices:
             known = ", ".join(SETTINGS["api_format"].choices)
             raise UsageError(f"the provider must be one of {known}", setting="api_format")
-        if data.get("base_url") and not data["base_url"].startswith(("http://", "https://")):
-            raise UsageError(
-                "the LLM endpoint must be an http:// or https:// URL", setting="base_url"
-            )
+        if data.get("base_url"):
+            data["base_url"] = check_endpoint(data["base_url"])
         self.text.write(json.dumps(data))

@@ -7,13 +7,16 @@ at the provider's documented base URL (Azure: the server's AZURE_OPENAI_ENDPOINT
 task and thinking models being deployment names), with the key (or Azure's Entra token) from
 the server's environment (a client never sends a key or a URL);
 `openaicompatible` is the server's own configured endpoint. The thinking model plans and
-reviews, the task model writes. `searchProvider` maps onto Sleuth's backends (`model` is the
-server's default search). `language` is the writing language and, when it is a language
-code (`en-US`, `de`), the search language too: the planner's queries and each backend's
-language or region parameter. Each `promptOverrides` key replaces the instructions of the
-Sleuth stage it names (`PROMPT_STAGES`); the reply formats, the untrusted-source framing, the
-citation rules and the code-side citation check stay. Keys for a stage Sleuth does without a
-model, and keys the dialect does not define, are reported, never silently dropped.
+reviews, the task model writes. `enableCitationImage` (on unless turned off, as in the seed)
+is the `images` setting: images of the cited pages in the report. `searchProvider` maps onto
+Sleuth's backends (`model` is the provider's own web search for `openai` and `google`, the
+server's default search otherwise). `language` is the writing language and, when it is a
+language code (`en-US`, `de`), the search language too: the planner's queries and each
+backend's language or region parameter. Each `promptOverrides` key replaces the instructions
+of the Sleuth stage it names (`PROMPT_STAGES`); the reply formats, the untrusted-source
+framing, the citation rules and the code-side citation check stay. Keys for a stage Sleuth
+does without a model, and keys the dialect does not define, are reported, never silently
+dropped.
 """
 
 from __future__ import annotations
@@ -77,11 +80,17 @@ UNSUPPORTED_PROVIDERS: Mapping[str, str] = {
     "atlascloud": "Sleuth has no AtlasCloud adapter",
 }
 SEARCH: Mapping[str, str | None] = {
-    "model": None,  # the server's default search backend
+    "model": None,  # the provider's own search (MODEL_SEARCH), else the server's default
     "searxng": "searxng",
     "tavily": "tavily",
     "exa": "exa",
+    "firecrawl": "firecrawl",
+    "crw": "crw",
+    "bocha": "bocha",
 }
+# `searchProvider: model` with a provider whose models search the web themselves: that search,
+# with the same server key (the model's cited pages, read by Sleuth; docs/search.md).
+MODEL_SEARCH: Mapping[str, str] = {"openai": "openai", "google": "gemini"}
 # Each promptOverrides key of the dialect whose stage Sleuth has: the `PromptOverrides` field
 # (Sleuth's stage instructions, prompts/*.md) its text replaces. docs/streaming.md has the table.
 PROMPT_STAGES: Mapping[str, str] = {
@@ -99,7 +108,8 @@ UNAPPLIED_PROMPTS: Mapping[str, str] = {
     "queryResultPrompt": "Sleuth makes no model call per search query",
     "searchResultPrompt": "Sleuth picks passages from search results in code, not with a model",
     "searchKnowledgeResultPrompt": "knowledge-base results are read like web results, in code",
-    "finalReportCitationImagePrompt": "Sleuth puts no images in reports",
+    "finalReportCitationImagePrompt": "Sleuth picks a report's images in code, from the pages "
+    "it read, not with a model",
     "finalReportReferencesPrompt": "Sleuth writes the source list itself from checked citations",
 }
 SHOWN_KEY_CHARS = 60  # an unknown key is quoted in a warning up to this long
@@ -117,7 +127,7 @@ class WebAppConfig(BaseModel):
     searchProvider: str | None = None
     language: str | None = Field(None, max_length=40)
     maxResult: int | None = Field(None, ge=1, le=50)
-    enableCitationImage: bool = True  # accepted; Sleuth does not extract images
+    enableCitationImage: bool = True  # images of the cited pages beside their sentences
     enableReferences: bool = True
     promptOverrides: dict[str, str] | None = None
 
@@ -202,7 +212,7 @@ def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
     thinking = config.thinkingModel or (config.taskModel if dropped else None)
     if thinking:  # a named provider's models only, never the server's configured ones
         values["plan_model"] = values["critic_model"] = thinking
-    search = _search(config.searchProvider)
+    search = _search(config.searchProvider, config.provider)
     if search is not None:
         values["search"] = search
     if config.language:
@@ -211,6 +221,7 @@ def map_request(config: WebAppConfig, env: Mapping[str, str]) -> Mapped:
             values["search_lang"] = config.language
     if config.maxResult is not None:
         values["max_results"] = config.maxResult
+    values["images"] = config.enableCitationImage  # the seed's default is on
     stages, ignored, unknown = _prompt_stages(config.promptOverrides or {})
     if stages:
         values["prompt_overrides"] = PromptOverrides(**stages)
@@ -244,13 +255,15 @@ def _provider(name: str, env: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
-def _search(name: str | None) -> str | None:
+def _search(name: str | None, provider: str | None) -> str | None:
     if name is None:
         return None
     key = name.strip().lower()
     if key not in SEARCH:
         known = ", ".join(SEARCH)
         raise UsageError(f"searchProvider {name!r} is not supported; use one of {known}")
+    if key == "model":
+        return MODEL_SEARCH.get((provider or "").strip().lower())
     return SEARCH[key]
 
 
