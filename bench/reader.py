@@ -35,7 +35,7 @@ from sleuth.evaluate.questions import load_questions, sample
 from sleuth.evaluate.score import contains_answer
 from sleuth.pipeline.asks import asks
 from sleuth.pipeline.crossenc import MODEL, shipped_encoder
-from sleuth.pipeline.reader import ENCODED, FEATURES, READ, Encoder, Head, features
+from sleuth.pipeline.reader import FEATURES, READ, Encoder, Head, Inputs, chances, inputs
 from sleuth.pipeline.sentences import score, sentences, title_cover
 
 from .replay import REPO, Evidence, load
@@ -54,22 +54,14 @@ def held_out(questions: Path) -> set[str]:
 
 @dataclass(frozen=True, slots=True)
 class Rows:
-    """One question's sentences as `Reader.read` sees them: lexical features for the best READ
-    (best word overlap first), the cross-encoder's scores for the first ENCODED of them, the
-    labels, and whether each holds the asked-for answer shape (the writer's gate)."""
+    """One question's sentences as `Reader.read` sees them: the heads' inputs for the best
+    READ (best word overlap first), their labels, and whether each holds the asked-for answer
+    shape (the writer's gate)."""
 
     answerable: bool
-    xs: list[list[float]]
-    encoded: list[float]
+    read: Inputs
     ys: list[int]
     gate: list[bool]
-
-    def chances(self, lexical: Head, encoded: Head | None = None) -> list[float]:
-        out = [lexical.probability(x) for x in self.xs]
-        if encoded is not None:
-            for i, v in enumerate(self.encoded):
-                out[i] = encoded.probability([*self.xs[i], v])
-        return out
 
 
 def rows(item: Evidence, encoder: Encoder | None = None) -> Rows:
@@ -77,20 +69,10 @@ def rows(item: Evidence, encoder: Encoder | None = None) -> Rows:
     titles = title_cover(item.sources, wanted)
     ranked = sorted(score(sentences(item.sources), wanted, titles), key=lambda s: -s.value)
     top = ranked[:READ]
-    subject = max(titles.values(), default=0.0)
     best = ranked[0].value if ranked else 0.0
-    xs = [
-        features(s, wanted, titles.get(s.cand.number, 0.0), subject, best, i)
-        for i, s in enumerate(top)
-    ]
-    encoded: list[float] = []
-    if encoder is not None and top:
-        pages = {s.number: s.title for s in item.sources}
-        first = top[:ENCODED]
-        texts = [s.cand.text for s in first]
-        encoded = encoder.score(item.question, texts, [pages[s.cand.number] for s in first])
+    read = inputs(top, wanted, item.sources, best, range(len(top)), encoder)
     ys = [int(item.answerable and contains_answer(s.cand.text, item.answers)) for s in top]
-    return Rows(item.answerable, xs, encoded, ys, [s.typed is not False for s in top])
+    return Rows(item.answerable, read, ys, [s.typed is not False for s in top])
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 30) -> np.ndarray:
@@ -115,8 +97,8 @@ def answers_at(data: Sequence[Rows], lexical: Head, encoded: Head | None = None)
     tops = []
     for r in data:
         if not r.answerable:
-            chances = r.chances(lexical, encoded)
-            tops.append(max((p for p, ok in zip(chances, r.gate, strict=True) if ok), default=0))
+            found = chances(r.read, lexical, encoded)
+            tops.append(max((p for p, ok in zip(found, r.gate, strict=True) if ok), default=0))
     tops.sort()
     return round(tops[int(DECLINE_SHARE * len(tops))], 4) if tops else 0.5
 
@@ -127,12 +109,13 @@ def fitted(xs: list[list[float]], ys: list[int]) -> Head:
 
 
 def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
-    lexical = fitted([x for r in data for x in r.xs], [y for r in data for y in r.ys])
+    lexical = fitted([x for r in data for x in r.read.xs], [y for r in data for y in r.ys])
     lexical = replace(lexical, answers_at=answers_at(data, lexical))
     heads = {"lexical": lexical}
-    if any(r.encoded for r in data):
-        pairs = [([*r.xs[i], v], r.ys[i]) for r in data for i, v in enumerate(r.encoded)]
-        encoded = fitted([x for x, _ in pairs], [y for _, y in pairs])
+    if any(r.read.encoded for r in data):
+        xs = [[*r.read.xs[i], v] for r in data for i, v in enumerate(r.read.encoded)]
+        ys = [r.ys[i] for r in data for i in range(len(r.read.encoded))]
+        encoded = fitted(xs, ys)
         heads["cross_encoder"] = replace(encoded, answers_at=answers_at(data, lexical, encoded))
     return heads
 
@@ -148,7 +131,7 @@ def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
         "answerable": sum(i.answerable for i in items),
         "held_out": f"NQ dev seeds {HELD_OUT_SEEDS}, {HELD_OUT_N} each",
         "evidence_sha256": _digest(evidence),
-        "cross_encoder_sha256": _digest([out.parent / MODEL]) if encoder else None,
+        "cross_encoder_sha256": _digest([OUT.parent / MODEL]) if encoder else None,
     }
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     for name, head in heads.items():

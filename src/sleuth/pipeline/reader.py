@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from ..types import Source
 from .asks import Asks, asks
-from .sentences import Scored, score, sentences, stems, title_cover
+from .sentences import Scored, jaccard, score, sentences, stems, title_cover
 
 PRONOUN_START = re.compile(r"^(?:It|He|She|They|This|These|Its|His|Her|Their)\b")
 NAMES = re.compile(r"(?<!^)\b[A-Z][\w'’-]+")
@@ -146,26 +146,11 @@ class Reader:
     ) -> list[tuple[float, Scored]]:
         """The best READ of `ranked` (best word overlap first), each with the probability
         that it answers the question, the likeliest first."""
-        titles = title_cover(sources, wanted)
-        subject = max(titles.values(), default=0.0)
-        best = ranked[0].value if ranked else 0.0
         top = ranked[:READ]
-        xs = [
-            features(s, wanted, titles.get(s.cand.number, 0.0), subject, best, i)
-            for i, s in enumerate(top)
-        ]
-        chances = [self.lexical.probability(x) for x in xs]
-        if self.encoder is not None and self.encoded is not None and top:
-            first = top[:ENCODED]
-            pages = {s.number: s.title for s in sources}
-            scores = self.encoder.score(
-                wanted.question,
-                [s.cand.text for s in first],
-                [pages.get(s.cand.number, "") for s in first],
-            )
-            for i, v in enumerate(scores):
-                chances[i] = self.encoded.probability([*xs[i], v])
-        return sorted(zip(chances, top, strict=True), key=lambda pair: -pair[0])
+        best = ranked[0].value if ranked else 0.0
+        read = inputs(top, wanted, sources, best, range(len(top)), self.encoder)
+        return sorted(zip(chances(read, self.lexical, self.encoded), top, strict=True),
+                      key=lambda pair: -pair[0])  # fmt: skip
 
     def lead_chance(
         self, question: str, sentence: str, numbers: Sequence[int], sources: Sequence[Source]
@@ -180,29 +165,59 @@ class Reader:
         if not pool:
             return 0.0
         own = stems(sentence)
-        cand = max(pool, key=lambda s: _overlap(own, s.cand.tokens)).cand
+        cand = max(pool, key=lambda s: jaccard(own, s.cand.tokens)).cand
         if own != cand.tokens:
             context = (cand.context | cand.tokens) - own
             cand = replace(cand, text=sentence, tokens=own, context=context)
         item = score([cand], wanted, titles)[0]
         rank = sum(1 for s in ranked if s.value > item.value)
-        return self._one(item, wanted, sources, ranked[0].value, rank)
-
-    def _one(
-        self, item: Scored, wanted: Asks, sources: Sequence[Source], best: float, rank: int
-    ) -> float:
-        titles = title_cover(sources, wanted)
-        subject = max(titles.values(), default=0.0)
-        x = features(item, wanted, titles.get(item.cand.number, 0.0), subject, best, rank)
-        if self.encoder is None or self.encoded is None:
-            return self.lexical.probability(x)
-        title = next((s.title for s in sources if s.number == item.cand.number), "")
-        x.append(self.encoder.score(wanted.question, [item.cand.text], [title])[0])
-        return self.encoded.probability(x)
+        read = inputs([item], wanted, sources, ranked[0].value, [rank], self.encoder)
+        return chances(read, self.lexical, self.encoded)[0]
 
 
-def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """The heads' inputs for a run of sentences: lexical features for each, and the
+    cross-encoder's scores for the first of them (none without the encoder)."""
+
+    xs: list[list[float]]
+    encoded: list[float]
+
+
+def inputs(
+    items: Sequence[Scored],
+    wanted: Asks,
+    sources: Sequence[Source],
+    best: float,
+    ranks: Iterable[int],
+    encoder: Encoder | None,
+) -> Inputs:
+    """What the heads weigh for `items`, each at its rank by word overlap (`best` the run's
+    best overlap score): the lexical features, and the encoder's scores for the first ENCODED,
+    in one batch (its int8 scores depend slightly on the batch)."""
+    titles = title_cover(sources, wanted)
+    subject = max(titles.values(), default=0.0)
+    xs = [
+        features(s, wanted, titles.get(s.cand.number, 0.0), subject, best, rank)
+        for s, rank in zip(items, ranks, strict=True)
+    ]
+    if encoder is None or not items:
+        return Inputs(xs, [])
+    first = items[:ENCODED]
+    pages = {s.number: s.title for s in sources}
+    texts = [s.cand.text for s in first]
+    titled = [pages.get(s.cand.number, "") for s in first]
+    return Inputs(xs, encoder.score(wanted.question, texts, titled))
+
+
+def chances(read: Inputs, lexical: Head, encoded: Head | None) -> list[float]:
+    """Each sentence's probability of answering: the cross-encoder head where the encoder
+    read it, the lexical head beyond (both calibrated for the same event)."""
+    out = [lexical.probability(x) for x in read.xs]
+    if encoded is not None:
+        for i, v in enumerate(read.encoded):
+            out[i] = encoded.probability([*read.xs[i], v])
+    return out
 
 
 def load(data: dict[str, Any], encoder: Encoder | None) -> Reader:

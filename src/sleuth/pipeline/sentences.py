@@ -43,6 +43,11 @@ class Candidate:
     relevance: float  # the passage's BM25 score relative to the best passage of the run
 
 
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """Shared words over all words of two sentences' stems."""
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
 def stems(text: str) -> frozenset[str]:
     return frozenset(stem(t) for t in content_tokens(text))
 

@@ -23,7 +23,7 @@ from ...types import Source
 from ..answerability import gap
 from ..asks import Asks, asks
 from ..reader import reader
-from ..sentences import Candidate, Scored, score, sentences, title_cover
+from ..sentences import Candidate, Scored, jaccard, score, sentences, title_cover
 
 NOTICE = (
     "no LLM configured: extractive answer from the sources "
@@ -35,10 +35,6 @@ BEARING = 0.1  # a sentence the reader rates under a tenth of the lead does not 
 RELATED_COVERAGE = 0.34  # a not-found answer quotes sentences naming a third of the key terms
 RELATED_SENTENCES = 4
 UNSURE = 0.5  # ...and only those the reader rates under half of its answering threshold
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +76,7 @@ def _distinct(
         if len(picked) >= limit:
             break
         if not any(
-            _jaccard(item.cand.tokens, p.tokens) >= REPEAT_JACCARD for p in (*taken, *picked)
+            jaccard(item.cand.tokens, p.tokens) >= REPEAT_JACCARD for p in (*taken, *picked)
         ):
             picked.append(item.cand)
     return picked
