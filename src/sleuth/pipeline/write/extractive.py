@@ -44,7 +44,6 @@ class Composition:
     answered: bool
     chosen: list[Candidate]  # the lead first, then the rest in reading order
     opening: str = ""  # the sources-do-not-contain-it sentence, when not answered
-    chance: float = 0.0  # the reader's probability that the lead answers
 
 
 def compose(sources: Sequence[Source], question: str, limit: int) -> Composition:
@@ -61,11 +60,11 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
         bearing = [s for p, s in read if s is not lead and p >= BEARING * chance]
         picked = [lead.cand, *_distinct(bearing, limit - 1, [lead.cand])]
         rest = sorted(picked[1:], key=lambda c: (c.number, c.offset))
-        return Composition(True, picked[:1] + rest, chance=chance)
+        return Composition(True, picked[:1] + rest)
     unsure = UNSURE * model.answers_at
     related = [s for p, s in read if s.coverage >= RELATED_COVERAGE and p < unsure]
     chosen = _distinct(related, RELATED_SENTENCES)
-    return Composition(False, chosen, not_found(wanted, sources), chance)
+    return Composition(False, chosen, not_found(wanted, sources))
 
 
 def _distinct(
