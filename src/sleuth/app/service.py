@@ -18,6 +18,7 @@ all start their work here; each face only translates its wire format.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..errors import DeadlineExceeded, NotAllowed
 from ..events import Done, Event, Failed, Searched
 from ..store.service import ONE_SEARCH, ServiceStore, Spent, UsageReport
+from ..types import SearchResult
 from .admission import Admission, Clock, Kind, Observer, Policy, Tally, Unobserved
 from .budget import Budget
 from .caller import Caller
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from .application import Sleuth
 
 T = TypeVar("T")
+K = TypeVar("K")
 log = logging.getLogger("sleuth.service")
 
 
@@ -56,6 +59,14 @@ class Answer:
     body: bytes
     cached: bool
     cost_usd: float | None = 0.0  # what the run spent on models (None: unpriced)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A plain search's results, and whether they came from this process's search cache."""
+
+    results: list[SearchResult]
+    cached: bool
 
 
 class Service:
@@ -84,6 +95,10 @@ class Service:
         self._seen: OrderedDict[tuple[Any, ...], tuple[Prepared, str]] = OrderedDict()
         self._reports: dict[tuple[str, int], tuple[UsageReport, tuple[int, int], float]] = {}
         self._bodies: OrderedDict[tuple[str, str], tuple[bytes, float]] = OrderedDict()
+        self._searches: OrderedDict[tuple[str, str], tuple[tuple[SearchResult, ...], float]] = (
+            OrderedDict()
+        )
+        self._searching: dict[tuple[str, str], asyncio.Task[tuple[SearchResult, ...]]] = {}
         self.held = Holding(self.admission, self.observer)  # every run this process holds
 
     # -- who may use what -----------------------------------------------------------------------
@@ -377,6 +392,58 @@ class Service:
 
     # -- lookups --------------------------------------------------------------------------------
 
+    async def search(
+        self,
+        caller: Caller,
+        query: str,
+        values: Mapping[str, Any],
+        *,
+        limit: int,
+        no_cache: bool = False,
+    ) -> Found:
+        """One plain search for `caller` (nothing read). The same search by the same
+        organization within the result cache's time is answered from this process's memory,
+        and one already asked of the backend is waited for rather than asked again: no slot
+        taken, no backend called, counted as a cached answer rather than a search."""
+        await self.admission.count_request(caller)
+        merged = self.values(caller, values)
+        key = (caller.org, json.dumps([query.strip(), limit, merged], sort_keys=True, default=repr))
+        known = None if no_cache else self._searches.get(key)
+        if known is not None and self.clock() - known[1] < self.policy.result_ttl_s:
+            self._searches.move_to_end(key)
+            self.observer.hit("cache")
+            self.meter.count(caller.org)
+            return Found(list(known[0]), cached=True)
+        asked = None if no_cache else self._searching.get(key)
+        if asked is not None:
+            results = await asyncio.shield(asked)
+            self.observer.hit("shared")
+            self.meter.count(caller.org)
+            return Found(list(results), cached=True)
+        # The backend call is a task of its own: a caller who leaves does not fail the others.
+        asked = asyncio.create_task(self._search_now(caller, key, query, limit, merged))
+        self._searching[key] = asked
+        asked.add_done_callback(lambda done: _forget(self._searching, key, done))
+        return Found(list(await asyncio.shield(asked)), cached=False)
+
+    async def _search_now(
+        self,
+        caller: Caller,
+        key: tuple[str, str],
+        query: str,
+        limit: int,
+        merged: Mapping[str, Any],
+    ) -> tuple[SearchResult, ...]:
+        async with self.admission.slot(caller, "light", ONE_SEARCH) as tally:
+            tally.searches = 1
+            results = tuple(await self.app.search(query, limit=limit, **merged))
+        if results:  # none found may be a backend's passing gap: ask it again next time
+            self._searches[key] = (results, self.clock())
+            self._searches.move_to_end(key)
+            if len(self._searches) > SEARCHES_KEPT:
+                self._searches.popitem(last=False)
+        return results
+
     async def lookup(
         self,
         caller: Caller,
@@ -394,7 +461,17 @@ class Service:
 
 SEEN_KEPT = 1024  # requests whose prepared run and fingerprint are remembered
 BODIES_KEPT = 256  # cached answers kept in memory (the store holds them all)
+SEARCHES_KEPT = 512  # plain searches' results kept in memory, per process
 REPORT_REUSE_S = 1.0  # a usage report is reused this long while nothing was metered here
+
+
+def _forget(asking: dict[K, asyncio.Task[T]], key: K, done: asyncio.Task[T]) -> None:
+    """A finished search leaves the table of searches in flight (its error, if nobody waited
+    for it any more, counts as seen)."""
+    if asking.get(key) is done:
+        del asking[key]
+    if not done.cancelled():
+        done.exception()
 
 
 def _afresh(values: Mapping[str, Any], no_cache: bool) -> Mapping[str, Any]:

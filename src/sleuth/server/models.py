@@ -204,6 +204,11 @@ class SearchBody(Filters):
     include_answer: bool = Field(
         False, description="Add a short cited answer written from the top results only."
     )
+    no_cache: bool = Field(
+        False,
+        description="Ask the search backend afresh: a plain search repeated within the "
+        "result cache's time (10 minutes) is otherwise answered from memory, `cached: true`.",
+    )
 
     @field_validator("query")
     @classmethod
@@ -387,6 +392,9 @@ class SearchResponse(BaseModel):
     answer: str | None = None
     citations: list[Citation] | None = None
     usage: SearchUsage
+    cached: bool = Field(
+        False, description="Answered from the search cache: no backend call, not metered."
+    )
 
 
 class PageRead(BaseModel):

@@ -20,7 +20,6 @@ from starlette.requests import HTTPConnection
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ...app.admission import Tally
 from ...app.caller import Caller as Principal
 from ...events import Event
 from ...types import SearchResult
@@ -70,14 +69,8 @@ class ServiceRunner:
     async def search(
         self, ctx: Context, query: str, limit: int, values: dict[str, Any]
     ) -> list[SearchResult]:
-        who, app = _principal(ctx), self.service.app
-        merged = self.service.values(who, values)
-
-        async def work(tally: Tally) -> list[SearchResult]:
-            tally.searches = 1
-            return await app.search(query, limit=limit, **merged)
-
-        return await self.service.lookup(who, "light", work)
+        found = await self.service.search(_principal(ctx), query, values, limit=limit)
+        return found.results
 
 
 def _principal(ctx: Context) -> Principal:

@@ -38,38 +38,50 @@ async def search(
     state: ServerState,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
-    """One search (metered as one search, plus the pages an advanced search reads)."""
+    """One search (metered as one search, plus the pages an advanced search reads). The same
+    plain search within the result cache's time is answered from memory (`cached: true`)."""
     service = state.service
-    values = service.values(caller, body.filter_values())
+    values = body.filter_values()
     reads = body.search_depth == "advanced" or body.include_answer
 
     async def work(tally: Tally) -> dict[str, Any]:
         tally.searches = 1
+        merged = service.values(caller, values)
         if body.search_depth == "advanced":
             read = _within(READ_TOP, tally.allowance.pages_read)
-            hits = await state.app.search_read(body.query, limit=body.limit, read=read, **values)
+            hits = await state.app.search_read(body.query, limit=body.limit, read=read, **merged)
         else:
-            found = await state.app.search(body.query, limit=body.limit, **values)
-            hits = [ReadHit(r) for r in found]
+            hits = [
+                ReadHit(r) for r in await state.app.search(body.query, limit=body.limit, **merged)
+            ]
         tally.pages = sum(1 for h in hits if h.relevance is not None)
-        out: dict[str, Any] = {
-            "query": body.query,
-            "results": [_hit(h, i) for i, h in enumerate(hits)],
-        }
+        out = _found(body.query, hits, tally.searches, tally.pages)
         if body.include_answer and hits:
             top = [h.result for h in hits[:READ_TOP]]
-            answer = await state.app.answer_from(body.query, top, **values)
+            answer = await state.app.answer_from(body.query, top, **merged)
             out["answer"] = answer.answer
             out["citations"] = answer.to_json()["citations"]
-        out["usage"] = {"searches": tally.searches, "pages_read": tally.pages}
         return out
 
     async def run() -> JSONResponse:
         if reads:
             return JSONResponse(await service.lookup(caller, "run", work, Spent(1, READ_TOP)))
-        return JSONResponse(await service.lookup(caller, "light", work, Spent(1, 0)))
+        found = await service.search(
+            caller, body.query, values, limit=body.limit, no_cache=body.no_cache
+        )
+        hits = [ReadHit(r) for r in found.results]
+        out = _found(body.query, hits, 0 if found.cached else 1, 0)
+        return JSONResponse({**out, "cached": found.cached})
 
     return await idempotent(request, state, caller.org, body, run)
+
+
+def _found(query: str, hits: list[ReadHit], searches: int, pages: int) -> dict[str, Any]:
+    return {
+        "query": query,
+        "results": [_hit(h, i) for i, h in enumerate(hits)],
+        "usage": {"searches": searches, "pages_read": pages},
+    }
 
 
 def _within(wanted: int, allowed: int | None) -> int:
