@@ -55,7 +55,7 @@ def test_without_the_runtime_the_lexical_head_reads_and_doctor_says_so(
 ) -> None:
     monkeypatch.setattr(crossenc, "installed", lambda extra: False)
     crossenc.shipped_encoder.cache_clear()
-    reader.reader.cache_clear()
+    reader._load_shipped.cache_clear()
     try:
         active = reader.reader()
         assert active.name == "lexical" and active.encoder is None
@@ -71,7 +71,7 @@ def test_without_the_runtime_the_lexical_head_reads_and_doctor_says_so(
     finally:
         monkeypatch.undo()
         crossenc.shipped_encoder.cache_clear()
-        reader.reader.cache_clear()
+        reader._load_shipped.cache_clear()
     assert reader.reader().name == "cross-encoder"
     assert doctor.reader()[0].status == "ok"
 

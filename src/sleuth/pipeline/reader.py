@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -231,9 +232,19 @@ def load(data: dict[str, Any], encoder: Encoder | None) -> Reader:
     return Reader(lexical)
 
 
-@cache
 def reader() -> Reader:
-    """The shipped reader: the cross-encoder head when the `reader` extra is installed."""
+    """The shipped reader: the cross-encoder head when the `reader` extra is installed. Loaded
+    once; a caller that asks while another thread loads it (a run's warm-up) waits for that
+    load rather than starting a second one."""
+    with _LOADING:
+        return _load_shipped()
+
+
+_LOADING = threading.Lock()
+
+
+@cache
+def _load_shipped() -> Reader:
     from .crossenc import shipped_encoder
 
     text = resources.files(__package__).joinpath(WEIGHTS).read_text(encoding="utf-8")
