@@ -60,7 +60,29 @@ def section(
                 f"{fmt_rate(_declined(theirs[label]))}; answerable "
                 f"{fmt_rate(_declined(mine[label]))}\n"
             )
+    parts.append(overstated_line(answerable, hidden))
     return "\n".join(parts)
+
+
+def overstated_line(
+    answerable: Mapping[str, Sequence[Score]], hidden: Mapping[str, Sequence[Score]]
+) -> str:
+    """Issue 25: `high` never sits beside a reason naming a question term the cited passage
+    lacks, in any arm, answerable or not."""
+    counts = [
+        f"{arm}{' (unanswerable)' if web is hidden else ''} {_overstated(scores)}"
+        for web in (answerable, hidden)
+        for arm, scores in web.items()
+    ]
+    return (
+        "- `high` beside a reason naming a missing question term (issue 25 wants none), of "
+        "the arm's `high` answers: " + " · ".join(counts) + "\n"
+    )
+
+
+def _overstated(scores: Sequence[Score]) -> str:
+    high = [s for s in scores if s.ok and s.confidence == "high"]
+    return f"{sum(s.overstated for s in high)} of {len(high)}"
 
 
 def _declined(scores: Sequence[Score]) -> Rate:

@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from sleuth.evaluate.report import fmt_rate
-from sleuth.evaluate.score import CITE_MARK, Rate, contains_answer, first_sentence, rate_of
+from sleuth.evaluate.score import (
+    CITE_MARK,
+    Rate,
+    contains_answer,
+    first_sentence,
+    overstated,
+    rate_of,
+)
 from sleuth.pipeline.answer import finish_answer
 from sleuth.pipeline.answerability import says_not_found
 from sleuth.pipeline.write.extractive import compose, render
@@ -91,11 +98,14 @@ def replay(item: Evidence, sentences: int = 5) -> Replayed:
     first = contains_answer(CITE_MARK.sub(" ", first_sentence(done.answer)), item.answers)
     right = found if item.answerable else declined
     hedged = declined and found and item.answerable
-    overstated = done.confidence == "high" and any(
-        r.startswith("the cited passage does not mention") for r in done.confidence_reasons
-    )
     return Replayed(
-        done.answer, done.confidence, declined, right, first and item.answerable, hedged, overstated
+        done.answer,
+        done.confidence,
+        declined,
+        right,
+        first and item.answerable,
+        hedged,
+        overstated(done.confidence, done.confidence_reasons),
     )
 
 

@@ -161,3 +161,25 @@ def test_rows_carry_plan_hops_rounds_and_cut_reads() -> None:
     )
     failed = score(q, Observation(None, 5, error="x"))
     assert (failed.plan, failed.hops, failed.reads_cut) == (None, 0, 0)
+
+
+def test_a_high_grade_beside_a_missing_term_reason_is_counted_in_every_arm() -> None:
+    """Issue 25's bench count: `high` next to "the cited passage does not mention ..." is an
+    overstatement; the same reason at medium, or high with other reasons, is not."""
+    from bench.honesty import overstated_line
+
+    q = Question("q1", "who founded ghana airways?", ("Nkrumah",), "NQ")
+    said = make_result("Kwame Nkrumah founded it [1].", [("http://a.example/", "Nkrumah")])
+    missing = ("the cited passage does not mention 'ghana'",)
+    high = score(q, Observation(replace(said, confidence_reasons=missing), 10))
+    medium = score(
+        q, Observation(replace(said, confidence="medium", confidence_reasons=missing), 10)
+    )
+    fine = score(
+        q, Observation(replace(said, confidence_reasons=("the lead claim gives a name",)), 10)
+    )
+    assert high.overstated and not medium.overstated and not fine.overstated
+    line = overstated_line({"quick": [high, fine], "deep": [medium]}, {"quick": [fine]})
+    assert (
+        "quick 1 of 2" in line and "deep 0 of 0" in line and "quick (unanswerable) 0 of 1" in line
+    )

@@ -38,6 +38,8 @@ NOT_FOUND = re.compile(
     r"|\bnot (?:found|stated|mentioned|answered|given) (?:in|by) the (?:sources|pages)\b",
     re.IGNORECASE,
 )
+# How the confidence rule words a reason naming question terms the lead's passage lacks.
+MISSING_TERM = "the cited passage does not mention"
 LEADING_MARKS = re.compile(r"^(?:\s*\[\d+\])+")
 OPENING_NOISE = re.compile(r"^\s*(?:#{1,6}[^\n]*\n+|\*\*TL;DR:\*\*\s*)+")
 NEGATIONS = re.compile(
@@ -142,6 +144,7 @@ class Score:
     reads_cut: int = 0  # pages cut off by the settle wait or the read deadline
     declined: bool = False  # the answer opens by saying the sources do not contain it
     answer_in_lead: bool | None = None  # the gold answer in the answer's first sentence
+    overstated: bool = False  # graded high beside a reason naming a term the passage lacks
 
     @property
     def gold_any(self) -> bool | None:
@@ -150,6 +153,12 @@ class Score:
     @property
     def gold_all(self) -> bool | None:
         return None if not self.gold_total else self.gold_kept == self.gold_total
+
+
+def overstated(confidence: str | None, reasons: Iterable[str]) -> bool:
+    """Graded `high` while one of its own reasons says the cited passage lacks a question term:
+    a grade that contradicts its reasons (issue 25 wants none)."""
+    return confidence == "high" and any(r.startswith(MISSING_TERM) for r in reasons)
 
 
 def _gold_count(gold: set[str], urls: Iterable[str]) -> int:
@@ -195,6 +204,7 @@ def score(q: Question, obs: Observation) -> Score:
         answer_in_lead=None
         if q.yes_no
         else contains_answer(CITE_MARK.sub(" ", first_sentence(answer)), q.answers),
+        overstated=overstated(r.confidence, r.confidence_reasons) if r else False,
     )
 
 
