@@ -4,8 +4,11 @@ A quoted sentence never says "yes" or "no" itself; it states a finding, and the 
 polarity is the verdict. It is read from one sentence, and only from a sentence that states a
 finding about the question, never guessed (a "yes" because yes is common):
 
-* the sentence stands among the question's words: with its neighbours it names at least half
-  of the question's key terms (`Scored.coverage`), and its own clause names one of them;
+* it stands on a page about the question: one naming at least half of the question's key
+  terms and nearly as many as the page naming most; its own clause names one of the terms
+  that say what the question is about (not only a frame word such as "located");
+* the question asks one thing: "are X and Y both ..." needs two facts, which one sentence
+  rarely holds, so it gets no verdict;
 * it states a finding, not what a study set out to do or how ("to determine whether", "were
   compared", "we examined");
 * no: a negation scoped over a clause that names a question term — "was not associated with",
@@ -14,8 +17,10 @@ finding about the question, never guessed (a "yes" because yes is common):
 * not settled: that clause hedges — "may", "unclear", "remains controversial", "further
   studies are needed";
 * yes: that clause affirms a finding — a comparison, a change, an association, a significant
-  result — or the sentence names nearly all of the question's key terms and affirms them;
-* a question that is itself negated ("X does not affect Y?") turns a "no" into a "yes" and back.
+  result — or the sentence names every term of the question's subject and affirms them;
+* a question that is itself negated ("X does not affect Y?") turns a "no" into a "yes" and back,
+  and one asking sameness ("as effective as", "an alternative to") is affirmed by a difference
+  found absent.
 
 Of the sentences that state one, the verdict is the one the reader (`reader.py`) rates likeliest
 to answer the question; the answer opens with it and cites the sentence it is read from.
@@ -120,7 +125,7 @@ def verdict(
 ) -> Verdict | None:
     """The verdict of the reader's likeliest sentence (`read` is in its order) that states one
     on a page about the question, or None when no sentence states one."""
-    if not wanted.yes_no:
+    if not wanted.yes_no or wanted.chained:  # "are X and Y both ...": one sentence holds one
         return None
     about = pages_about(wanted, sources)
     for _, item in read:
@@ -175,8 +180,9 @@ def states_finding(sentence: str, heading: str | None = None) -> bool:
 
 def _polarity(sentence: str, wanted: Asks) -> Said | None:
     terms = set(wanted.terms)
+    subject = set(wanted.subject or wanted.terms)
     parts = [p for p in CLAUSE.split(sentence) if p.strip()]
-    named = [(len(stems(p) & terms), p) for p in parts]
+    named = [(len(stems(p) & terms), p) for p in parts if stems(p) & subject]
     best = max((n for n, _ in named), default=0)
     if best == 0 or not states_finding(sentence):
         return None
@@ -186,7 +192,6 @@ def _polarity(sentence: str, wanted: Asks) -> Said | None:
     if _negated(clause):
         same = SAMENESS.search(wanted.question) and NO_DIFFERENCE.search(clause)
         return "yes" if same else "no"
-    subject = set(wanted.subject or wanted.terms)
     if FINDING.search(clause) or subject <= stems(sentence):
         return "yes"
     return None
