@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sleuth.evaluate.questions import VERDICTS
 from sleuth.evaluate.report import fmt_rate
 from sleuth.evaluate.score import (
     CITE_MARK,
@@ -32,6 +33,7 @@ from sleuth.evaluate.score import (
     first_sentence,
     overstated,
     rate_of,
+    verdict,
 )
 from sleuth.pipeline.answer import finish_answer
 from sleuth.pipeline.answerability import says_not_found
@@ -75,16 +77,23 @@ class Evidence:
             tuple(source_from_json(s) for s in data["sources"]),
         )
 
+    @property
+    def yes_no(self) -> bool:
+        """A yes/no/maybe question (PubMedQA, HotpotQA's comparisons): scored by the verdict
+        the answer states, as `sleuth eval` scores it."""
+        return bool(self.answers) and all(a.lower() in VERDICTS for a in self.answers)
+
 
 @dataclass(frozen=True, slots=True)
 class Replayed:
     answer: str
     confidence: Confidence
     declined: bool  # opens by saying the sources do not contain the answer
-    right: bool  # answerable: the gold answer is in the text; unanswerable: declined
-    first: bool  # the gold answer is in the answer's first sentence
+    right: bool  # answerable: the gold answer (yes/no: verdict) is in the text; else declined
+    first: bool | None  # the gold answer is in the answer's first sentence (None: yes/no)
     hedged: bool  # opens by saying the sources do not contain the answer, then gives it
     overstated: bool  # graded high beside a reason naming a question term the passage lacks
+    verdict: str | None = None  # yes / no / maybe the answer states, for a yes/no question
 
 
 def replay(item: Evidence, sentences: int = 5) -> Replayed:
@@ -93,19 +102,26 @@ def replay(item: Evidence, sentences: int = 5) -> Replayed:
     raw = render(composition)
     done = finish_answer(raw, item.sources, ResearchRequest(item.question))
     declined = says_not_found(done.answer)
+    stated = verdict(done.answer) if item.yes_no else None
     text = CITE_MARK.sub(" ", done.answer)
-    found = contains_answer(text, item.answers)
-    first = contains_answer(CITE_MARK.sub(" ", first_sentence(done.answer)), item.answers)
+    if stated is not None:
+        found = stated in {a.lower() for a in item.answers}
+        first = None
+    else:
+        found = contains_answer(text, item.answers)
+        lead = contains_answer(CITE_MARK.sub(" ", first_sentence(done.answer)), item.answers)
+        first = lead and item.answerable
     right = found if item.answerable else declined
-    hedged = declined and found and item.answerable
+    hedged = declined and found and item.answerable and stated is None
     return Replayed(
         done.answer,
         done.confidence,
         declined,
         right,
-        first and item.answerable,
+        first,
         hedged,
         overstated(done.confidence, done.confidence_reasons),
+        stated,
     )
 
 
@@ -117,6 +133,7 @@ class Figures:
     declined: Rate
     hedged: Rate
     overstated: int
+    verdict: Rate  # yes/no questions: the stated verdict is the gold one
     given: dict[str, Rate]  # share of answers at each confidence level
     right: dict[str, Rate]  # how often an answer at that level is right
 
@@ -130,6 +147,7 @@ def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
         declined=rate_of(r.declined for _, r in pairs),
         hedged=rate_of(r.hedged for _, r in pairs),
         overstated=sum(r.overstated for _, r in pairs),
+        verdict=rate_of(r.right if i.yes_no else None for i, r in pairs),
         given={g: rate_of(r.confidence == g for _, r in pairs) for g in LEVELS},
         right={g: rate_of(r.right for _, r in pairs if r.confidence == g) for g in LEVELS},
     )
@@ -140,6 +158,8 @@ def table(label: str, f: Figures, answerable: bool) -> str:
     if answerable:
         rows.append(f"  answer in the first sentence   {fmt_rate(f.first)}")
         rows.append(f"  answer in the text             {fmt_rate(f.in_text)}")
+    if answerable and f.verdict.n:
+        rows.append(f"  verdict right (yes/no)         {fmt_rate(f.verdict)}")
     rows.append(f"  says the sources don't say     {fmt_rate(f.declined)}")
     if answerable:
         rows.append(f"  says so, then gives the answer {fmt_rate(f.hedged)}")

@@ -44,6 +44,7 @@ from .load import Measured, Target
 CLIENTS = 50
 MIX_CLIENTS = 200
 RUN_SLOTS = 4
+SEARCHES = 5  # distinct plain searches the search rows take in turn
 SERVE_FLAGS = ("--search=searxng", "--search-fallback=none", "--no-cache")  # as the CLI arm
 
 
@@ -120,7 +121,7 @@ def _wait(url: str, proc: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("sleuth serve did not start")
 
 
-def targets(served: Served, question: str, search_query: str) -> dict[str, Target]:
+def targets(served: Served, question: str, searches: Sequence[str]) -> dict[str, Target]:
     """Each kind of request the service answers, as wrk sends it."""
     key = {"X-API-Key": served.key}
     post = {**key, "Content-Type": "application/json"}
@@ -132,8 +133,13 @@ def targets(served: Served, question: str, search_query: str) -> dict[str, Targe
         "whoami": Target("whoami", f"{base}/api/whoami", headers=key),
         "usage": Target("usage", f"{api}/usage", headers=key),
         "runs": Target("run listing", f"{api}/runs?limit=20", headers=key),
-        "search": Target("plain search", f"{api}/search", "POST", post,
-                         (json.dumps({"query": search_query, "limit": 5}),)),
+        "search": Target("plain search (a few queries over and over: the search cache)",
+                         f"{api}/search", "POST", post,
+                         tuple(json.dumps({"query": q, "limit": 5}) for q in searches)),
+        "search_afresh": Target("plain search, no_cache (the backend each time)",
+                                f"{api}/search", "POST", post,
+                                tuple(json.dumps({"query": q, "limit": 5, "no_cache": True})
+                                      for q in searches)),
         "cached": Target("cached research", f"{api}/research", "POST", post, (body,)),
         "stream": Target("cached research, streamed", f"{api}/research", "POST",
                          {**post, "Accept": "text/event-stream"}, (body,)),
@@ -170,9 +176,9 @@ def measure_service(
         warm = questions[0].question
         httpx.post(served.url, json={"query": warm}, headers={"X-API-Key": served.key},
                    timeout=120)  # fmt: skip
-        kinds = targets(served, warm, questions[-1].question)
-        order = ("healthz", "whoami", "usage", "runs", "search", "cached", "stream",
-                 "idempotent", "healthz")  # fmt: skip
+        kinds = targets(served, warm, [q.question for q in questions[-SEARCHES:]])
+        order = ("healthz", "whoami", "usage", "runs", "search", "search_afresh", "cached",
+                 "stream", "idempotent", "healthz")  # fmt: skip
         alone = [load.measure(kinds[name], CLIENTS, seconds) for name in order]
         fresh_p50 = _fresh_p50(served, sample)
         mix = load.together(_mix(kinds, fresh(served, questions[1:])), mix_seconds)

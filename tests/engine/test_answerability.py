@@ -106,11 +106,32 @@ async def test_a_missing_line_keeps_an_answer_from_high() -> None:
     assert any("missing" in r for r in result.confidence_reasons)
 
 
-async def test_a_yes_no_question_is_not_high_on_a_sentence_that_says_neither() -> None:
-    result = await ask("Was the Eiffel Tower completed in 1889?")
+NO_VERDICT = "the question asks yes or no; the lead claim states no verdict the answer gives"
+
+
+async def test_a_yes_no_question_is_not_high_on_a_sentence_that_states_no_verdict() -> None:
+    # No page says 1890: the closest sentence states no verdict, so none is given.
+    result = await ask("Was the Eiffel Tower completed in 1890?")
     assert (result.answer or "").startswith("Construction of the Eiffel Tower was completed")
     assert result.confidence == "medium"
-    assert "the question asks yes or no; the lead claim says neither" in result.confidence_reasons
+    assert NO_VERDICT in result.confidence_reasons
+
+
+async def test_a_yes_no_question_gets_the_verdict_its_source_states() -> None:
+    result = await ask("Was the Eiffel Tower completed in 1889?")
+    answer = result.answer or ""
+    assert answer.startswith("Yes. Construction of the Eiffel Tower was completed in 1889")
+    assert "World's Fair [1]." in answer.split("\n")[0]
+    assert result.confidence == "high"
+
+
+async def test_a_verdict_its_cited_sentence_does_not_state_is_not_high() -> None:
+    model = FakeChatModel()
+    model.enqueue("No.\n\nConstruction of the Eiffel Tower was completed in 1889 [1].")
+    result = await ask("Was the Eiffel Tower completed in 1889?", LLMWriter(model))
+    assert result.verification.supported == result.verification.checked == 1
+    assert result.confidence == "medium"
+    assert NO_VERDICT in result.confidence_reasons
 
 
 @pytest.mark.parametrize(

@@ -65,3 +65,18 @@ def test_figures_count_levels_and_the_score_command_prints_them(
     printed = capsys.readouterr().out
     assert "saved.jsonl: answerable (n=2)" in printed
     assert "answer in the text             0.50" in printed
+
+
+def test_a_yes_no_question_is_scored_by_the_verdict_its_answer_states(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    item = Evidence("q2", "Is Moby-Dick a novel?", ("yes",), True,
+                    (source(1, "Whaling in Nantucket", OFF_TOPIC),))  # fmt: skip
+    done = replay(item)
+    assert item.yes_no and done.verdict == "no"  # "do not contain" reads as no: wrong
+    assert not done.right and done.first is None and not done.hedged
+    assert figures([item], [done]).verdict.n == 1
+    path = tmp_path / "yes-no.jsonl"
+    path.write_text(json.dumps(item.to_json()) + "\n")
+    assert main(["score", str(path)]) == 0
+    assert "verdict right (yes/no)         0.00" in capsys.readouterr().out

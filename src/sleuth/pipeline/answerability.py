@@ -14,15 +14,17 @@ read with the sentences around it in the cited passage:
   citation check, and at least 90% of all cited sentences did;
 * a chained question ("the film that was shot in …", "are X and Y both …", "in which state are
   X and Y") needs two facts;
-* a yes/no question ("are X and Y located in Europe?") needs a lead that says yes or no, which
-  a quoted sentence never does.
+* a yes/no question ("are X and Y located in Europe?") needs an answer that says yes or no
+  and a cited lead sentence that states that verdict (`verdict.says`): "Yes." over a sentence
+  that states none, or states the other, is no verdict read from the sources.
 
 The evidence score is coverage + subject (0 to 2). The rule:
   low    — the answer says the sources do not contain the answer (the extractive writer's
            opening, a model's own words), nothing is cited, the lead claim is unsupported, the
            asked-for answer type is missing, or the evidence score is below 0.9;
   high   — evidence score at least 1.1, the lead read and supported, 90% of citations held,
-           the question not chained, a yes/no question answered yes or no, and the writer
+           the question not chained, a yes/no question answered yes or no as its cited lead
+           sentence states, and the writer
            not asking for a missing fact;
   medium — everything else.
 Citation support alone never makes an answer `high`. Other pages stating the same answer are
@@ -44,11 +46,12 @@ from .asks import Asks, asks, coverage, shape_spans
 from .cite import Claim, claims
 from .reader import reader
 from .support import context_of, stems_of
+from .verdict import says
 
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
 HIGH_AT = 1.1
 SUPPORTED_SHARE = 0.9
-YES_OR_NO = re.compile(r"\W*(?:yes|no)\b", re.IGNORECASE)
+YES_OR_NO = re.compile(r"\W*(yes|no)\b[\s,.:;!-]*", re.IGNORECASE)
 # The sources-do-not-answer opening, in the extractive writer's words and a model's.
 NOT_FOUND = re.compile(
     r"\b(?:sources?|pages?|passages?|documents?)\b[^.]{0,80}?\b(?:do|does|did)(?:n['’]t| not)\b"
@@ -187,10 +190,14 @@ class _Checks:
             return 1.0
         return v.supported / v.checked if v.checked else 0.0
 
-    @property
-    def says_yes_no(self) -> bool:
-        """The answer opens with yes or no ("No. X is in Minnesota [1]."), or its lead does."""
-        return bool(YES_OR_NO.match(self.answer) or YES_OR_NO.match(self.lead.sentence))
+    def says_yes_no(self, wanted: Asks) -> bool:
+        """The answer opens with yes or no ("No. X is not in Europe [1]."), or its lead does,
+        and the lead sentence, read without that word, states the same verdict."""
+        opened = YES_OR_NO.match(self.answer) or YES_OR_NO.match(self.lead.sentence)
+        if opened is None:
+            return False
+        sentence = YES_OR_NO.sub("", self.lead.sentence, count=1)
+        return says(sentence, wanted) == opened.group(1).lower()
 
     @property
     def read(self) -> bool:
@@ -206,7 +213,7 @@ def _grade(wanted: Asks, evidence: Evidence, checks: _Checks, found: set[str]) -
         and checks.read
         and checks.share >= SUPPORTED_SHARE
         and not wanted.chained
-        and (not wanted.yes_no or checks.says_yes_no)
+        and (not wanted.yes_no or checks.says_yes_no(wanted))
         and not checks.missing
         and not missing_terms(wanted, found)
     ):
@@ -247,8 +254,8 @@ def _check_reasons(wanted: Asks, checks: _Checks) -> list[str]:
         out.append("the lead claim rests on a search snippet, not a read page")
     if wanted.chained:
         out.append("the question chains two facts; one cited passage rarely holds both")
-    if wanted.yes_no and not checks.says_yes_no:
-        out.append("the question asks yes or no; the lead claim says neither")
+    if wanted.yes_no and not checks.says_yes_no(wanted):
+        out.append("the question asks yes or no; the lead claim states no verdict the answer gives")
     if checks.missing:
         out.append(f"the writer says a fact is missing: {checks.missing}")
     return out

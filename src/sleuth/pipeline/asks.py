@@ -76,11 +76,26 @@ CHAINED = re.compile(
 # Prejudice" nor "Harry Potter and the Philosopher's Stone" counts as two things.
 TWO_NAMES = re.compile(r"\b[A-Z][\w.'’-]*,?\s+and\s+[A-Z][\w.'’-]*\s+[A-Z]")
 # A yes/no question (not "does Archie end up with Betty or Veronica"): a quoted sentence never
-# says "yes" or "no" itself.
+# says "yes" or "no" itself. Its last clause asks it: "Body dysmorphic disorder: does it have a
+# psychotic subtype?", "Multidisciplinary breast cancer clinics. Do they work?".
 YES_NO = re.compile(
-    r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would)\b(?!.*\bor\b)",
+    r"^\s*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall|must|"
+    r"may|might)\b(?!.*\bor\b)",
     re.I,
 )
+WH_WORD = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|or)\b", re.I)
+# A question word that asks (fronted, or after a preposition: "died in what year"), not one that
+# opens a relative clause ("patients who develop ...", "the reasons why ...").
+WH_ASKED = re.compile(
+    r"(?:^\s*|[:;,.]\s+|--\s*|\b(?:in|of|on|at|by|for|from|to|with|during|since|until)\s+)"
+    r"(?:what|which|who|whom|whose|when|where|why|how)\b",
+    re.I,
+)
+# A question's clauses: after a title's colon, a full stop or a dash.
+LAST_CLAUSE = re.compile(r"(?:[:;.]\s+|\s[-–—]+\s+|--\s*)(?=\S)")
+# A verb that makes a statement of a question asked with a question mark ("X does not affect
+# Y?"): without one, "best laptops 2024?" is a search, not a yes/no question.
+FINITE = re.compile(r"\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.I)
 # Words that say what kind of answer is wanted rather than what it is about.
 ASKING_WORDS = frozenset(
     "year date time many much long old far big often tall large number percentage kind type "
@@ -135,12 +150,28 @@ def asks(question: str) -> Asks:
         if word not in ASKING_WORDS:
             terms.setdefault(stem(word), word)
     chained = bool(CHAINED.search(question) or TWO_NAMES.search(question))
-    yes_no = bool(YES_NO.search(question))
+    yes_no = is_yes_no(question)
     frame = _frame(question, terms)
     for asked, shape, kind in ANSWER_TYPES:
         if asked.search(question):
             return Asks(question, terms, shape, kind, chained, yes_no, frame)
     return Asks(question, terms, None, None, chained, yes_no, frame)
+
+
+def is_yes_no(question: str) -> bool:
+    """A question answered yes or no: asking nothing with a question word, its last clause opens
+    with an auxiliary ("does it have a psychotic subtype?"); or, with no question word nor "or"
+    at all, it ends with a question mark after a title ("Storage of vaccines: weak link in the
+    cold chain?") or as a statement ("Bypass temperature does not affect the syndrome?")."""
+    clauses = LAST_CLAUSE.split(question.strip())
+    last = clauses[-1]
+    if WH_ASKED.search(question):
+        return False
+    if YES_NO.search(last):
+        return True
+    if not question.rstrip().endswith("?") or WH_WORD.search(question):
+        return False
+    return len(clauses) > 1 or bool(FINITE.search(last))
 
 
 def _frame(question: str, terms: dict[str, str]) -> frozenset[str]:

@@ -9,6 +9,10 @@ at most four sentences the sources do say that name a third of the question's ke
 that the reader rates under half that threshold — so a "not found" opener is not followed by a
 sentence the reader took for the answer. Every other sentence is copied from the source it
 cites, so its citations are supported by construction: it cannot invent a claim.
+
+A yes/no question is answered "Yes.", "No." or "Unclear: the sources hedge." when a sentence
+states its verdict (`verdict.py`): the answer opens with that word, then leads with the
+sentence the verdict is read from, cited. When none states one, it says what it says today.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ..answerability import gap
 from ..asks import Asks, asks
 from ..reader import reader
 from ..sentences import Candidate, Scored, jaccard, score, sentences, title_cover
+from ..verdict import Said, Verdict, verdict
 
 NOTICE = (
     "no LLM configured: extractive answer from the sources "
@@ -35,6 +40,7 @@ BEARING = 0.1  # a sentence the reader rates under a tenth of the lead does not 
 RELATED_COVERAGE = 0.34  # a not-found answer quotes sentences naming a third of the key terms
 RELATED_SENTENCES = 4
 UNSURE = 0.5  # ...and only those the reader rates under half of its answering threshold
+OPENERS: dict[Said, str] = {"yes": "Yes.", "no": "No.", "unsettled": "Unclear: the sources hedge."}
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +50,7 @@ class Composition:
     answered: bool
     chosen: list[Candidate]  # the lead first, then the rest in reading order
     opening: str = ""  # the sources-do-not-contain-it sentence, when not answered
+    said: Said | None = None  # a yes/no question's verdict, read from the lead sentence
 
 
 def compose(sources: Sequence[Source], question: str, limit: int) -> Composition:
@@ -54,6 +61,9 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
         return Composition(False, [])
     model = reader()
     read = model.read(ranked, wanted, sources)
+    found = verdict(read, wanted, sources)
+    if found is not None:
+        return _stated(read, found, limit)
     answering = [(p, s) for p, s in read if s.typed is not False]
     chance, lead = answering[0] if answering else read[0]
     if answering and chance >= model.answers_at:
@@ -65,6 +75,16 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     related = [s for p, s in read if s.coverage >= RELATED_COVERAGE and p < unsure]
     chosen = _distinct(related, RELATED_SENTENCES)
     return Composition(False, chosen, not_found(wanted, sources))
+
+
+def _stated(read: Sequence[tuple[float, Scored]], found: Verdict, limit: int) -> Composition:
+    """A yes/no answer: the sentence stating the verdict, then the others that bear on the
+    question (a tenth of the likeliest sentence's probability), in reading order."""
+    lead = found.sentence.cand
+    best = read[0][0]
+    bearing = [s for p, s in read if s.cand is not lead and p >= BEARING * best]
+    rest = sorted(_distinct(bearing, limit - 1, [lead]), key=lambda c: (c.number, c.offset))
+    return Composition(True, [lead, *rest], said=found.said)
 
 
 def _distinct(
@@ -128,6 +148,8 @@ def paragraphs(chosen: Sequence[Candidate]) -> str:
 
 
 def render(composition: Composition) -> str:
+    if composition.said is not None:
+        return f"{OPENERS[composition.said]} {paragraphs(composition.chosen)}"
     if composition.answered:
         return paragraphs(composition.chosen)
     body = "\n\n".join(cite_sentence(c) for c in composition.chosen)
@@ -163,8 +185,10 @@ class ExtractiveWriter:
             yield fallback(task)  # no whole sentence: quote the best passage, graded low
             return
         if task.tldr and composition.answered:
-            lead = composition.chosen[:2]
-            yield "**TL;DR:** " + " ".join(cite_sentence(c) for c in lead) + "\n\n"
+            lead = [cite_sentence(c) for c in composition.chosen[:2]]
+            if composition.said is not None:
+                lead.insert(0, OPENERS[composition.said])
+            yield "**TL;DR:** " + " ".join(lead) + "\n\n"
         yield render(composition)
 
     def _report(self, task: WriteTask) -> list[str]:

@@ -1,0 +1,99 @@
+"""A yes/no question gets the verdict its evidence states (issue 25), read from a cited
+sentence: yes, no, or unclear — and none at all when no sentence states one."""
+
+from __future__ import annotations
+
+from sleuth.pipeline.asks import asks
+from sleuth.pipeline.verdict import says
+from sleuth.pipeline.write.extractive import compose, render
+from sleuth.types import Passage, Source
+
+QUESTION = "Does daily coffee improve memory in older adults?"
+METHODS = (
+    "METHODS: We studied 300 older adults who drank coffee daily and 300 who did not, and "
+    "tested their memory every year for five years."
+)
+
+
+def page(results: str, number: int = 1) -> Source:
+    text = f"Coffee and memory in older adults\n{METHODS}\nRESULTS: {results}"
+    return Source(number, f"http://journal.example/{number}", "Coffee and memory in older adults",
+                  1.0, (Passage(text, 1.0, 0),), text=text)  # fmt: skip
+
+
+def answer(*sources: Source, question: str = QUESTION) -> str:
+    return render(compose(sources, question, 5))
+
+
+def test_an_affirmed_finding_answers_yes_and_cites_its_sentence() -> None:
+    text = answer(page("Daily coffee significantly improved memory scores in older adults."))
+    assert text.startswith("Yes. RESULTS: Daily coffee significantly improved memory scores in")
+    assert text.split("\n")[0].endswith("older adults [1].")
+
+
+def test_a_negated_finding_answers_no() -> None:
+    text = answer(page("Daily coffee did not improve memory in older adults over five years."))
+    assert text.startswith("No. RESULTS: Daily coffee did not improve memory in older adults")
+
+
+def test_no_significant_difference_answers_no() -> None:
+    text = answer(page("There was no significant difference in memory between coffee drinkers "
+                       "and older adults who drank none."))  # fmt: skip
+    assert text.startswith("No. ")
+
+
+def test_a_hedged_finding_says_the_sources_hedge() -> None:
+    text = answer(page("Daily coffee may improve memory in older adults, but the effect is small."))
+    assert text.startswith("Unclear: the sources hedge. RESULTS: Daily coffee may improve memory")
+
+
+def test_a_negation_about_another_predicate_does_not_answer_no() -> None:
+    text = answer(page("Daily coffee improved memory in older adults, although it did not change "
+                       "their sleep."))  # fmt: skip
+    assert text.startswith("Yes. ")
+    lone = answer(page("The participants did not report any change in their sleep at night."))
+    assert not lone.startswith(("Yes", "No"))
+
+
+def test_a_negation_inside_a_relative_clause_is_not_the_finding() -> None:
+    text = answer(page("Older adults who did not smoke had better memory with daily coffee."))
+    assert not text.startswith("No")
+
+
+def test_what_a_study_set_out_to_do_or_how_states_no_verdict() -> None:
+    aim = "OBJECTIVE: To determine whether daily coffee improves memory in older adults."
+    text = answer(page(aim))
+    assert not text.startswith(("Yes", "No", "Unclear"))
+
+
+def test_no_verdict_without_a_page_about_the_question() -> None:
+    said = "Green tea did not improve sleep in young runners."
+    text = answer(Source(1, "http://tea.example/", "Tea", 1.0, (Passage(said, 1.0, 0),)))
+    assert not text.startswith(("Yes", "No", "Unclear"))
+
+
+def test_a_negated_question_turns_the_reading_round() -> None:
+    wanted = asks("Does daily coffee not improve memory in older adults?")
+    assert says("Daily coffee did not improve memory in older adults.", wanted) == "yes"
+    assert says("Daily coffee significantly improved memory in older adults.", wanted) == "no"
+
+
+def test_a_question_asking_sameness_is_affirmed_by_no_difference() -> None:
+    wanted = asks("Is decaffeinated coffee as effective as regular coffee for memory?")
+    sentence = "Memory scores did not differ between decaffeinated and regular coffee drinkers."
+    assert says(sentence, wanted) == "yes"
+
+
+def test_a_question_that_is_not_yes_or_no_gets_no_verdict() -> None:
+    how = "How much does daily coffee improve memory in older adults?"
+    text = answer(page("Daily coffee significantly improved memory in older adults."), question=how)
+    assert not text.startswith(("Yes", "No"))
+
+
+def test_yes_no_questions_are_told_from_others_by_their_last_clause() -> None:
+    assert asks("Body dysmorphic disorder: does it have a psychotic subtype?").yes_no
+    assert asks("Storage of vaccines in the community: weak link in the cold chain?").yes_no
+    assert asks("Bypass temperature does not affect the euthyroid sick syndrome?").yes_no
+    assert not asks("Procter & Gamble Co. was founded by a man who died in what year?").yes_no
+    assert not asks("What do E. B. White and Dan Masterson have in common?").yes_no
+    assert not asks("best laptops 2024?").yes_no
