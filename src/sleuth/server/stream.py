@@ -16,6 +16,7 @@ from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
+from starlette.responses import Response
 
 from ..app.caller import Caller
 from ..app.runs import Following
@@ -24,6 +25,7 @@ from .errors import ApiError, error_body, from_sleuth
 from .state import State
 
 KEEPALIVE_S = 15
+CACHED_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
 
 
 def wants_events(request: Request) -> bool:
@@ -79,8 +81,18 @@ def _framed(event: Event, queries: list[str]) -> ServerSentEvent:
 
 async def research_stream(
     state: State, caller: Caller, values: Mapping[str, Any], *, no_cache: bool
-) -> EventSourceResponse:
+) -> Response:
     """Follow the run of a research request (refusals before it starts are JSON errors)."""
     following = await state.service.submit(caller, values, no_cache=no_cache)
     await following.admitted()
+    if following.run.cached_body is not None:
+        following.leave()
+        return cached_stream(following.run.cached_body)
     return response(sleuth_events(following))
+
+
+def cached_stream(body: bytes) -> Response:
+    """A cache hit's stream: its one `result` event, whose data is the stored JSON as it is
+    (the same bytes a JSON request gets; nothing parsed, no keep-alive needed)."""
+    frame = b"event: result\r\nid: 1\r\ndata: " + body + b"\r\n\r\n"
+    return Response(frame, media_type="text/event-stream", headers=CACHED_HEADERS)
