@@ -45,6 +45,7 @@ CLIENTS = 50
 MIX_CLIENTS = 200
 RUN_SLOTS = 4
 SEARCHES = 5  # distinct plain searches the search rows take in turn
+SETTLE_S = 3.0  # a pause before each kind is measured alone
 SERVE_FLAGS = ("--search=searxng", "--search-fallback=none", "--no-cache")  # as the CLI arm
 
 
@@ -177,14 +178,21 @@ def measure_service(
         httpx.post(served.url, json={"query": warm}, headers={"X-API-Key": served.key},
                    timeout=120)  # fmt: skip
         kinds = targets(served, warm, [q.question for q in questions[-SEARCHES:]])
-        order = ("healthz", "whoami", "usage", "runs", "search", "search_afresh", "cached",
-                 "stream", "idempotent", "healthz")  # fmt: skip
-        alone = [load.measure(kinds[name], CLIENTS, seconds) for name in order]
+        order = ("healthz", "whoami", "usage", "runs", "search", "cached", "stream",
+                 "idempotent", "search_afresh", "healthz")  # fmt: skip
+        alone = [_alone(kinds[name], seconds) for name in order]
         fresh_p50 = _fresh_p50(served, sample)
         mix = load.together(_mix(kinds, fresh(served, questions[1:])), mix_seconds)
     finally:
         served.stop()
     return ServiceFigures(alone, mix, fresh_p50, cli_p50_ms, library_p50_ms)
+
+
+def _alone(target: Target, seconds: float) -> Measured:
+    """One kind at a time, after the work the previous kind left queued (a backend still
+    answering its last requests) has drained."""
+    time.sleep(SETTLE_S)
+    return load.measure(target, CLIENTS, seconds)
 
 
 def _mix(kinds: Mapping[str, Target], runs: Target) -> list[tuple[Target, int]]:

@@ -1,6 +1,8 @@
 """The saved runs, as a server reaches them: every call runs in a worker thread, so a request
 waiting on the disk (or on PostgreSQL) never holds the event loop that serves every other
-request. The application wraps its session store once here; routes never decide.
+request. The threads are their own, so a listing never queues behind the pages runs are
+parsing in the default pool. The application wraps its session store once here; routes never
+decide.
 
     record = await app.saved.get(session_id, org="acme")
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -16,6 +19,7 @@ if TYPE_CHECKING:
     from ..store.sessions import SessionStore
 
 T = TypeVar("T")
+_THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sleuth-saved")
 
 
 class SavedRuns:
@@ -23,7 +27,8 @@ class SavedRuns:
         self._store = store  # the application's, opened on first use
 
     async def _off_loop(self, call: Callable[[SessionStore], T]) -> T:
-        return await asyncio.to_thread(lambda: call(self._store()))
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_THREADS, lambda: call(self._store()))
 
     async def get(self, ref: str, *, org: str | None = None) -> SessionRecord:
         return await self._off_loop(lambda s: s.get(ref, org=org))
