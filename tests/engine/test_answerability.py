@@ -194,3 +194,17 @@ async def test_a_missing_frame_word_is_not_named_and_does_not_cap_the_grade() ->
     assert (result.answer or "").startswith("Construction of the Eiffel Tower was completed in")
     assert not any("does not mention" in r for r in result.confidence_reasons)
     assert result.confidence == "high"
+
+
+def test_the_reason_names_the_answer_next_to_the_question_subject_not_the_first_name() -> None:
+    """ "who wrote the novel moby dick", led by a sentence about a film that names its
+    screenwriter first: the reason said "gives a name: James Poe" (stop 32)."""
+    from sleuth.pipeline.asks import asks, nearest_span
+
+    lead = (
+        "The screenplay by James Poe is based on the 1963 book by Mark Rascovich, which "
+        "borrowed from the plot of Herman Melville's Moby-Dick."
+    )
+    assert nearest_span(asks("who wrote the novel moby dick"), lead) == "Herman Melville"
+    alone = "The film was directed by James B. Harris, best known as Stanley Kubrick's producer."
+    assert nearest_span(asks("who directed the bedford incident"), alone) == "James B. Harris"

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..types import Confidence, Source, Verification
-from .asks import Asks, asks, coverage, shape_spans
+from .asks import Asks, asks, coverage, nearest_span, shape_spans
 from .cite import Claim, claims
 from .reader import reader
 from .support import context_of, stems_of
@@ -230,7 +230,8 @@ def _reasons(
     if evidence.typed is False:
         against.append(f"the lead claim gives no {_bare(wanted.kind)}; the question asks for one")
     elif evidence.typed:
-        for_it.append(f"the lead claim gives {wanted.kind}: {_spans(wanted, checks)[0]}")
+        named = nearest_span(wanted, checks.lead.sentence) or _spans(wanted, checks)[0]
+        for_it.append(f"the lead claim gives {wanted.kind}: {named}")
     absent = missing_terms(wanted, found)
     if absent:
         against.insert(0, "the cited passage does not mention " + _listed(absent))

@@ -96,6 +96,7 @@ LAST_CLAUSE = re.compile(r"(?:[:;.]\s+|\s[-–—]+\s+|--\s*)(?=\S)")
 # A verb that makes a statement of a question asked with a question mark ("X does not affect
 # Y?"): without one, "best laptops 2024?" is a search, not a yes/no question.
 FINITE = re.compile(r"\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.I)
+WORD = re.compile(r"\w+")
 # Words that say what kind of answer is wanted rather than what it is about.
 ASKING_WORDS = frozenset(
     "year date time many much long old far big often tall large number percentage kind type "
@@ -196,8 +197,36 @@ def answer_shape(question: str) -> re.Pattern[str] | None:
 
 def shape_spans(shape: re.Pattern[str], sentence: str, question: str) -> list[str]:
     """The expected answer shapes in `sentence`, not counting text the question contains."""
+    return [m.group(0) for m in _shape_matches(shape, sentence, question)]
+
+
+def _shape_matches(shape: re.Pattern[str], sentence: str, question: str) -> list[re.Match[str]]:
     lowered = question.lower()
-    return [m.group(0) for m in shape.finditer(sentence) if m.group(0).lower() not in lowered]
+    return [m for m in shape.finditer(sentence) if m.group(0).lower() not in lowered]
+
+
+def nearest_span(wanted: Asks, sentence: str) -> str | None:
+    """Of the sentence's spans of the asked-for shape, the one nearest the question's subject
+    in it: in "The screenplay by James Poe is based on ... Herman Melville's Moby-Dick", asked
+    who wrote Moby-Dick, "Herman Melville". A span naming a question term itself is no answer
+    to it. None when the sentence holds no such span."""
+    if wanted.shape is None:
+        return None
+    terms = set(wanted.terms)
+    found = [
+        m
+        for m in _shape_matches(wanted.shape, sentence, wanted.question)
+        if not terms & {stem(w) for w in content_tokens(m.group(0))}
+    ] or _shape_matches(wanted.shape, sentence, wanted.question)
+    subject = set(wanted.subject or wanted.terms)
+    at = [w.start() for w in WORD.finditer(sentence) if stem(w.group(0).lower()) in subject]
+    if not found or not at:
+        return found[0].group(0) if found else None
+
+    def distance(m: re.Match[str]) -> int:
+        return min(min(abs(m.start() - a), abs(m.end() - a)) for a in at)
+
+    return min(found, key=distance).group(0)
 
 
 def has_shape(shape: re.Pattern[str], sentence: str, question: str) -> bool:
