@@ -6,6 +6,7 @@ and access logs, metrics, and the interactive docs served from the package (Swag
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -56,13 +57,25 @@ in code), search and extract, for the organization of the API key (`X-API-Key` o
 `Authorization: Bearer`). Errors are `{"success": false, "error", "code", "retryable"}`."""
 
 
+def settle_heap() -> None:
+    """Move everything alive once the server is built (modules, routes, models: most of the
+    heap, and it lives as long as the process) out of the garbage collector's reach. A full
+    collection then walks only what requests made since: under the 200-connection mix its
+    pauses went from ~135 ms to ~15 ms, and each one stalls every request in flight."""
+    gc.collect()
+    gc.freeze()
+
+
 def create_app(
     config: ServerConfig | None = None,
     *,
     app: Sleuth | None = None,
     store: ServiceStore | None = None,
     clock: Clock = wall_clock,
+    settle: bool = False,
 ) -> FastAPI:
+    """The server's app. `settle`: the process serves only this app (`sleuth serve`), so its
+    heap is settled once it has started (`settle_heap`); not in a process hosting others."""
     if config is None or app is None:  # resolved as every face resolves them
         resolved = resolve()
         defaults = resolved.given("engine", "run", "session")
@@ -81,6 +94,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(api: FastAPI) -> AsyncIterator[None]:
+        if settle:
+            settle_heap()
         try:
             async with serving_mcp():
                 yield

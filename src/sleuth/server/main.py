@@ -125,7 +125,8 @@ def run(options: ServeOptions) -> None:
     print(announce(config), file=sys.stderr, flush=True)
     common = uvicorn_options(config)
     if options.workers == 1:
-        uvicorn.run(create_app(config, app=Sleuth(options.resolved.settings())), **common)
+        app = create_app(config, app=Sleuth(options.resolved.settings()), settle=True)
+        uvicorn.run(app, **common)
         return
     os.environ[CONFIG_ENV] = json.dumps(_config_json(config), default=str)
     uvicorn.run("sleuth.server.main:worker_app", factory=True, workers=options.workers, **common)
@@ -140,7 +141,7 @@ def worker_app() -> FastAPI:
         data[name] = tuple(data[name])
     config = ServerConfig(**data)
     GuardedHttp.configure(config)
-    return create_app(config)
+    return create_app(config, settle=True)
 
 
 def _config_json(config: ServerConfig) -> dict[str, Any]:
