@@ -9,6 +9,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the server tests need sleuth[server] and the dev extra")
 pytest.importorskip("xdive", reason="the server tests need sleuth[server] and the dev extra")
 import asyncio
+import time
+from collections.abc import Callable
 
 import httpx
 from xdive import AsyncXDive
@@ -59,7 +61,7 @@ def test_fifty_identical_requests_share_one_run_then_the_cache_then_run_again(
             k: v for k, v in answers[0].items() if k != "cached"
         }
         assert usage(served, key)["meters"] == spent  # a cached answer costs nothing
-        assert usage(served, key)["days"][0]["cached"] == 1
+        assert wait_until(lambda: usage(served, key)["days"][0]["cached"] == 1)
 
         served.clock.advance(10 * 60)
         (fresh,) = asyncio.run(_research_many(served, key, 1))
@@ -125,3 +127,14 @@ def test_no_cache_reuses_nothing_cached_and_its_answer_serves_the_next_request(
         assert fresh["cached"] is False and testweb_env.hits.count(page) == read + 1
         after = httpx.post(url, json={"query": Q}, headers=headers).json()
         assert after["cached"] is True and after["session_id"] == fresh["session_id"]
+
+
+def wait_until(check: Callable[[], bool], seconds: float = 5.0) -> bool:
+    """True once `check` holds (a batch of cached answers in the store's writer queue shows
+    in the usage report when written)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True

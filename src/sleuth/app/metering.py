@@ -9,11 +9,12 @@ import asyncio
 import contextlib
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from ..errors import SleuthError
 from ..store.service import KEY_PREFIX as KEY_PREFIX  # how a key's secret starts
-from ..store.service import KeyStore, QuotaStore, hash_secret
+from ..store.service import KeyStore, QuotaStore, UsageDay, UsageReport, hash_secret
 from .caller import Caller
 
 KEY_CACHE_S = 5.0  # a revoked key is refused within this on every process
@@ -74,6 +75,10 @@ class CachedHits:
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.get_running_loop().create_task(self._flush_soon())
 
+    def unwritten(self, org: str) -> int:
+        """Answers counted for `org` and not handed to the store yet."""
+        return self._counts.get(org, 0)
+
     async def _flush_soon(self) -> None:
         await asyncio.sleep(FLUSH_S)
         await self.flush()
@@ -96,3 +101,14 @@ class CachedHits:
             self._flusher.cancel()
             await asyncio.gather(self._flusher, return_exceptions=True)
         await self.flush()
+
+
+def with_unwritten(report: UsageReport, n: int, now: float) -> UsageReport:
+    """`report` with `n` answers from the cache not written yet, on the day of `now` (UTC)."""
+    if not n:
+        return report
+    today = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
+    days = [replace(d, cached=d.cached + n) if d.day == today else d for d in report.days]
+    if not any(d.day == today for d in report.days):
+        days.append(UsageDay(today, cached=n))
+    return replace(report, days=tuple(days))
