@@ -10,6 +10,8 @@ decide.
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,12 +21,17 @@ if TYPE_CHECKING:
     from ..store.sessions import SessionStore
 
 T = TypeVar("T")
+LISTING_REUSE_S = 1.0
+LISTINGS_KEPT = 256
 _THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sleuth-saved")
 
 
 class SavedRuns:
     def __init__(self, store: Callable[[], SessionStore]) -> None:
         self._store = store  # the application's, opened on first use
+        self._listed: OrderedDict[
+            tuple[tuple[str, Any], ...], tuple[tuple[SessionSummary, ...], int, float]
+        ] = OrderedDict()
 
     async def _off_loop(self, call: Callable[[SessionStore], T]) -> T:
         loop = asyncio.get_running_loop()
@@ -34,7 +41,27 @@ class SavedRuns:
         return await self._off_loop(lambda s: s.get(ref, org=org))
 
     async def summaries(self, **filters: Any) -> tuple[SessionSummary, ...]:
-        return await self._off_loop(lambda s: s.list(**filters))
+        """The listing; one made less than `LISTING_REUSE_S` ago with the same filters is
+        reused while this process saved nothing meanwhile (another replica's new run shows
+        within that second)."""
+        key = tuple(sorted(filters.items()))
+        seen = self._listed.get(key)
+        if seen is not None and seen[1] == self._changes() and time.monotonic() < seen[2]:
+            return seen[0]
+
+        def listing(store: SessionStore) -> tuple[tuple[SessionSummary, ...], int]:
+            changes = store.changes  # read first: a save during the listing outdates it
+            return store.list(**filters), changes
+
+        found, changes = await self._off_loop(listing)
+        self._listed[key] = (found, changes, time.monotonic() + LISTING_REUSE_S)
+        self._listed.move_to_end(key)
+        if len(self._listed) > LISTINGS_KEPT:
+            self._listed.popitem(last=False)
+        return found
+
+    def _changes(self) -> int:
+        return self._store().changes
 
     async def revisions(self, ref: str) -> list[Revision]:
         return await self._off_loop(lambda s: s.revisions(ref))

@@ -165,6 +165,8 @@ class SessionStore:
     """The saved sessions in one SQLite file. Each call opens its own connection, so a store is
     safe to share between threads and never holds the file open between commands."""
 
+    changes = 0  # writes this process committed: a listing made before one may be out of date
+
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or sessions_db_path()
         recovering(self.path, WHAT, self._prepare)
@@ -196,6 +198,7 @@ class SessionStore:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            self.changes += 1
 
     @contextmanager
     def _read(self) -> Iterator[Conn]:

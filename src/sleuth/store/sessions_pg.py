@@ -75,6 +75,7 @@ class PgSessionStore(SessionStore):
     def _tx(self) -> Iterator[Conn]:
         with self._guard(), postgres.connection(self.url) as conn, conn.transaction():
             yield postgres.Dialect(conn)
+        self.changes += 1
 
     @contextmanager
     def _read(self) -> Iterator[Conn]:
