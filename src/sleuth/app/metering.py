@@ -10,11 +10,10 @@ import contextlib
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 
 from ..errors import SleuthError
 from ..store.service import KEY_PREFIX as KEY_PREFIX  # how a key's secret starts
-from ..store.service import KeyStore, QuotaStore, UsageDay, UsageReport, hash_secret
+from ..store.service import KeyStore, QuotaStore, UsageDay, UsageReport, hash_secret, usage_day
 from .caller import Caller
 
 KEY_CACHE_S = 5.0  # a revoked key is refused within this on every process
@@ -107,7 +106,7 @@ def with_unwritten(report: UsageReport, n: int, now: float) -> UsageReport:
     """`report` with `n` answers from the cache not written yet, on the day of `now` (UTC)."""
     if not n:
         return report
-    today = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
+    today = usage_day(now)
     days = [replace(d, cached=d.cached + n) if d.day == today else d for d in report.days]
     if not any(d.day == today for d in report.days):
         days.append(UsageDay(today, cached=n))

@@ -17,6 +17,7 @@ import hashlib
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Literal, Protocol
 
 from ..errors import UsageError
@@ -145,6 +146,11 @@ class Spent:
 
 
 ONE_SEARCH = Spent(1, 0)  # what a plain lookup wants of the quotas
+
+
+def usage_day(now: float) -> str:
+    """The day (UTC, YYYY-MM-DD) a use at `now` is metered on."""
+    return datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%d")
 
 
 class KeyStore(Protocol):

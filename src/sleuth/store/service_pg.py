@@ -47,6 +47,7 @@ from .service import (
     check_scopes,
     hash_secret,
     new_secret,
+    usage_day,
 )
 from .service_schema import ORG_MODEL_COLUMNS, key_row, moment, org_model_row, org_model_values
 from .sessions import SessionStore
@@ -59,10 +60,6 @@ Conn = psycopg.AsyncConnection[Any]
 
 def _iso(now: float) -> str:
     return moment(now).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _day(now: float) -> str:
-    return moment(now).strftime("%Y-%m-%d")
 
 
 class PgServiceStore:
@@ -304,7 +301,7 @@ class PgServiceStore:
                 " pages_read = usage_days.pages_read + excluded.pages_read,"
                 " runs = usage_days.runs + 1,"
                 " cost_usd = usage_days.cost_usd + excluded.cost_usd",
-                (org, _day(now), spent.searches, spent.pages_read, spent.cost_usd),
+                (org, usage_day(now), spent.searches, spent.pages_read, spent.cost_usd),
             )
 
     async def release(self, reservation: str) -> None:
@@ -317,7 +314,7 @@ class PgServiceStore:
                 "INSERT INTO usage_days (org, day, cached) VALUES (%s, %s, %s)"
                 " ON CONFLICT (org, day) DO UPDATE SET cached = usage_days.cached"
                 " + excluded.cached",
-                (org, _day(now), n),
+                (org, usage_day(now), n),
             )
 
     async def usage(self, org: str, *, now: float, days: int = 31) -> UsageReport:

@@ -43,6 +43,7 @@ from .service import (
     check_scopes,
     hash_secret,
     new_secret,
+    usage_day,
 )
 from .service_schema import (
     CLAIMS,
@@ -99,10 +100,6 @@ def _iso(now: float) -> str:
 
 
 WHAT = "service database"
-
-
-def _day(now: float) -> str:
-    return moment(now).strftime("%Y-%m-%d")
 
 
 class SqliteServiceStore:
@@ -351,7 +348,7 @@ class SqliteServiceStore:
                 " ON CONFLICT (org, day) DO UPDATE SET searches = searches + excluded.searches,"
                 " pages_read = pages_read + excluded.pages_read, runs = runs + 1,"
                 " cost_usd = cost_usd + excluded.cost_usd",
-                (org, _day(now), spent.searches, spent.pages_read, spent.cost_usd),
+                (org, usage_day(now), spent.searches, spent.pages_read, spent.cost_usd),
             )
 
     @writing
@@ -365,7 +362,7 @@ class SqliteServiceStore:
             conn.execute(
                 "INSERT INTO usage_days (org, day, cached) VALUES (?, ?, ?)"
                 " ON CONFLICT (org, day) DO UPDATE SET cached = cached + excluded.cached",
-                (org, _day(now), n),
+                (org, usage_day(now), n),
             )
 
     @reading
