@@ -25,7 +25,8 @@ from .errors import ApiError, error_body, from_sleuth
 from .state import State
 
 KEEPALIVE_S = 15
-CACHED_HEADERS = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+# nginx and similar proxies pass each event on at once.
+UNBUFFERED = {"X-Accel-Buffering": "no"}
 
 
 def wants_events(request: Request) -> bool:
@@ -38,8 +39,7 @@ def sse(name: str, data: dict[str, Any], event_id: str | None = None) -> ServerS
 
 
 def response(events: AsyncIterator[ServerSentEvent]) -> EventSourceResponse:
-    # X-Accel-Buffering: nginx and similar proxies pass each event on at once.
-    return EventSourceResponse(events, ping=KEEPALIVE_S, headers={"X-Accel-Buffering": "no"})
+    return EventSourceResponse(events, ping=KEEPALIVE_S, headers=UNBUFFERED)
 
 
 def failure(failed: Failed, queries: list[str]) -> ApiError:
@@ -95,4 +95,5 @@ def cached_stream(body: bytes) -> Response:
     """A cache hit's stream: its one `result` event, whose data is the stored JSON as it is
     (the same bytes a JSON request gets; nothing parsed, no keep-alive needed)."""
     frame = b"event: result\r\nid: 1\r\ndata: " + body + b"\r\n\r\n"
-    return Response(frame, media_type="text/event-stream", headers=CACHED_HEADERS)
+    headers = {"Cache-Control": "no-store", **UNBUFFERED}
+    return Response(frame, media_type="text/event-stream", headers=headers)

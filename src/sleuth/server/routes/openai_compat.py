@@ -28,6 +28,7 @@ from ..errors import ApiError, from_sleuth
 from ..mcp.watch import Watch
 from ..openai import wire
 from ..openai.wire import ChatBody
+from ..stream import UNBUFFERED
 
 router = APIRouter(tags=["openai"])
 PIECE = 400  # characters of the answer per streamed chunk
@@ -67,8 +68,7 @@ async def chat(body: ChatBody, caller: Researcher, state: ServerState) -> Respon
     if body.stream:
         include = bool(body.stream_options and body.stream_options.include_usage)
         chunks = _chunks(following, ident, body.model, question, context, include)
-        return StreamingResponse(chunks, media_type="text/event-stream",
-                                 headers={"X-Accel-Buffering": "no"})  # fmt: skip
+        return StreamingResponse(chunks, media_type="text/event-stream", headers=UNBUFFERED)
     async with following:
         result = await following.result()
     content, data = result_markdown(result, grade=True), result.to_json()
