@@ -20,7 +20,7 @@ import httpx
 
 from sleuth.errors import UsageError
 from sleuth.server.config import ServerConfig
-from sleuth.server.main import access_mode, announce
+from sleuth.server.main import access_mode, announce, uvicorn_options
 from tests.cli.helpers import run
 from tests.server.test_sdk import free_port
 
@@ -100,3 +100,11 @@ def test_ui_no_open_prints_its_address_on_stdout() -> None:
         assert printed and printed[0].startswith("http://127.0.0.1:")
         page = httpx.get(printed[0], headers={"Accept": "text/html"}, timeout=30)
         assert page.status_code == 200 and "Sleuth" in page.text
+
+
+def test_the_server_runs_on_asyncios_loop_which_accepts_every_waiting_connection() -> None:
+    """Under load uvloop accepted about one new connection per loop iteration: with 200
+    connections opened at once the last waited 2-5 s for a first answer the others got in
+    60 ms (issue 26's mix; bench/results/2026-12-04-service-loop.md). asyncio's loop accepts
+    all that are waiting whenever the listening socket is ready."""
+    assert uvicorn_options(ServerConfig())["loop"] == "asyncio"

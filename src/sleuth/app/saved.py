@@ -32,6 +32,7 @@ class SavedRuns:
         self._listed: OrderedDict[
             tuple[tuple[str, Any], ...], tuple[tuple[SessionSummary, ...], int, float]
         ] = OrderedDict()
+        self._listing: dict[tuple[tuple[str, Any], ...], tuple[int, asyncio.Future[Any]]] = {}
 
     async def _off_loop(self, call: Callable[[SessionStore], T]) -> T:
         loop = asyncio.get_running_loop()
@@ -43,22 +44,38 @@ class SavedRuns:
     async def summaries(self, **filters: Any) -> tuple[SessionSummary, ...]:
         """The listing; one made less than `LISTING_REUSE_S` ago with the same filters is
         reused while this process saved nothing meanwhile (another replica's new run shows
-        within that second)."""
+        within that second). One being read since the last save is waited for, not read again:
+        under load, every save would otherwise start as many listings as are asked for."""
         key = tuple(sorted(filters.items()))
+        now = self._changes()
         seen = self._listed.get(key)
-        if seen is not None and seen[1] == self._changes() and time.monotonic() < seen[2]:
+        if seen is not None and seen[1] == now and time.monotonic() < seen[2]:
             return seen[0]
+        reading = self._listing.get(key)
+        if reading is None or reading[0] != now:
 
-        def listing(store: SessionStore) -> tuple[tuple[SessionSummary, ...], int]:
-            changes = store.changes  # read first: a save during the listing outdates it
-            return store.list(**filters), changes
+            def listing(store: SessionStore) -> tuple[tuple[SessionSummary, ...], int]:
+                changes = store.changes  # read first: a save during the listing outdates it
+                return store.list(**filters), changes
 
-        found, changes = await self._off_loop(listing)
+            reading = (now, asyncio.ensure_future(self._off_loop(listing)))
+            self._listing[key] = reading
+            reading[1].add_done_callback(lambda done: self._read(key, done))
+        found: tuple[SessionSummary, ...]
+        found, _ = await asyncio.shield(reading[1])  # one caller leaving spoils no one's read
+        return found
+
+    def _read(self, key: tuple[tuple[str, Any], ...], done: asyncio.Future[Any]) -> None:
+        """Keep a finished listing for reuse (a failed one is forgotten: the next asks again)."""
+        if self._listing.get(key, (0, None))[1] is done:
+            del self._listing[key]
+        if done.cancelled() or done.exception() is not None:
+            return
+        found, changes = done.result()
         self._listed[key] = (found, changes, time.monotonic() + LISTING_REUSE_S)
         self._listed.move_to_end(key)
         if len(self._listed) > LISTINGS_KEPT:
             self._listed.popitem(last=False)
-        return found
 
     def _changes(self) -> int:
         return self._store().changes

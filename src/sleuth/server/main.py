@@ -105,7 +105,12 @@ def announce(config: ServerConfig) -> str:
 def uvicorn_options(config: ServerConfig) -> dict[str, Any]:
     """How uvicorn serves: our access log, the grace and keep-alive times, X-Forwarded-* never
     believed by uvicorn itself (the app believes them from `trusted_proxies` only), and the
-    protocol that bounds unfinished headers and connections per client (`protocol.py`)."""
+    protocol that bounds unfinished headers and connections per client (`protocol.py`).
+
+    The loop is asyncio's, not uvloop's: under load uvloop took about one new connection per
+    loop iteration, so at 200 connections the last ones waited 2-5 s for their first answer
+    while the rest were served in 60 ms; asyncio accepts every waiting connection at once
+    (bench/results/2026-12-04-service-loop.md)."""
     return {
         "host": config.host,
         "port": config.port,
@@ -114,6 +119,7 @@ def uvicorn_options(config: ServerConfig) -> dict[str, Any]:
         "timeout_keep_alive": KEEP_ALIVE_S,
         "proxy_headers": False,
         "http": GuardedHttp,
+        "loop": "asyncio",
         "log_level": "info",
     }
 
