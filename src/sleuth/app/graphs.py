@@ -4,7 +4,6 @@ names found together in the cited sentences; kept per run so a page shown again 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,7 @@ from ..graph.cooccur import cooccurrence_graph
 from ..graph.extract import llm_graph
 from ..graph.model import KnowledgeGraph, cited_texts
 from ..llm.factory import LLMSettings, build_chat_model, make_meter
+from ..recent import Recent
 from ..store.records import SessionRecord
 from .assemble import llm_settings
 from .options import prepare
@@ -30,20 +30,13 @@ class GraphCache:
     """The last graphs drawn, per (session id, model name or `cooccurrence`)."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
-        self.size = size
-        self._graphs: OrderedDict[tuple[str, str], KnowledgeGraph] = OrderedDict()
+        self._graphs = Recent[tuple[str, str], KnowledgeGraph](size)
 
     def get(self, key: tuple[str, str]) -> KnowledgeGraph | None:
-        graph = self._graphs.get(key)
-        if graph is not None:
-            self._graphs.move_to_end(key)
-        return graph
+        return self._graphs.get(key)
 
     def put(self, key: tuple[str, str], graph: KnowledgeGraph) -> None:
-        self._graphs[key] = graph
-        self._graphs.move_to_end(key)
-        while len(self._graphs) > self.size:
-            self._graphs.popitem(last=False)
+        self._graphs.put(key, graph)
 
 
 async def session_graph(

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..errors import SleuthError
+from ..recent import Recent
 from ..store.service import KEY_PREFIX as KEY_PREFIX  # how a key's secret starts
 from ..store.service import KeyStore, QuotaStore, UsageDay, UsageReport, hash_secret, usage_day
 from .caller import Caller
@@ -21,29 +22,19 @@ KEYS_KEPT = 10_000  # lookups remembered (unknown secrets too, so guessing costs
 FLUSH_S = 1.0  # cached answers are written to the usage this often
 
 
-@dataclass(frozen=True, slots=True)
-class _Known:
-    caller: Caller | None
-    until: float
-
-
 class KeyCache:
     def __init__(self, store: KeyStore, clock: Callable[[], float]) -> None:
         self.store, self.clock = store, clock
-        self._known: OrderedDict[str, _Known] = OrderedDict()
+        # (caller,) per secret's digest; (None,) for a secret no key has
+        self._known = Recent[str, tuple[Caller | None]](KEYS_KEPT, ttl_s=KEY_CACHE_S, clock=clock)
 
     async def caller(self, secret: str) -> Caller | None:
         digest = hash_secret(secret)
-        now = self.clock()
         known = self._known.get(digest)
-        if known is not None and known.until > now:
-            return known.caller
-        found = await self._look_up(secret)
-        self._known[digest] = _Known(found, now + KEY_CACHE_S)
-        self._known.move_to_end(digest)
-        while len(self._known) > KEYS_KEPT:
-            self._known.popitem(last=False)
-        return found
+        if known is None:
+            asked = self.clock()  # a key revoked during the lookup is refused KEY_CACHE_S after
+            known = self._known.put(digest, (await self._look_up(secret),), at=asked)
+        return known[0]
 
     async def _look_up(self, secret: str) -> Caller | None:
         key = await self.store.key_for(secret)

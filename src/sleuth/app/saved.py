@@ -10,17 +10,18 @@ decide.
 from __future__ import annotations
 
 import asyncio
-import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..recent import Recent
 
 if TYPE_CHECKING:
     from ..store.records import Revision, SessionRecord, SessionSummary
     from ..store.sessions import SessionStore
 
 T = TypeVar("T")
+Filters = tuple[tuple[str, Any], ...]
 LISTING_REUSE_S = 1.0
 LISTINGS_KEPT = 256
 _THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sleuth-saved")
@@ -29,10 +30,11 @@ _THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sleuth-saved")
 class SavedRuns:
     def __init__(self, store: Callable[[], SessionStore]) -> None:
         self._store = store  # the application's, opened on first use
-        self._listed: OrderedDict[
-            tuple[tuple[str, Any], ...], tuple[tuple[SessionSummary, ...], int, float]
-        ] = OrderedDict()
-        self._listing: dict[tuple[tuple[str, Any], ...], tuple[int, asyncio.Future[Any]]] = {}
+        # each listing by its filters, with the store's count of changes it was read at
+        self._listed: Recent[Filters, tuple[tuple[SessionSummary, ...], int]] = Recent(
+            LISTINGS_KEPT, ttl_s=LISTING_REUSE_S
+        )
+        self._listing: dict[Filters, tuple[int, asyncio.Future[Any]]] = {}  # being read
 
     async def _off_loop(self, call: Callable[[SessionStore], T]) -> T:
         loop = asyncio.get_running_loop()
@@ -49,7 +51,7 @@ class SavedRuns:
         key = tuple(sorted(filters.items()))
         now = self._changes()
         seen = self._listed.get(key)
-        if seen is not None and seen[1] == now and time.monotonic() < seen[2]:
+        if seen is not None and seen[1] == now:
             return seen[0]
         reading = self._listing.get(key)
         if reading is None or reading[0] != now:
@@ -65,17 +67,13 @@ class SavedRuns:
         found, _ = await asyncio.shield(reading[1])  # one caller leaving spoils no one's read
         return found
 
-    def _read(self, key: tuple[tuple[str, Any], ...], done: asyncio.Future[Any]) -> None:
+    def _read(self, key: Filters, done: asyncio.Future[Any]) -> None:
         """Keep a finished listing for reuse (a failed one is forgotten: the next asks again)."""
         if self._listing.get(key, (0, None))[1] is done:
             del self._listing[key]
         if done.cancelled() or done.exception() is not None:
             return
-        found, changes = done.result()
-        self._listed[key] = (found, changes, time.monotonic() + LISTING_REUSE_S)
-        self._listed.move_to_end(key)
-        if len(self._listed) > LISTINGS_KEPT:
-            self._listed.popitem(last=False)
+        self._listed.put(key, done.result())
 
     def _changes(self) -> int:
         return self._store().changes

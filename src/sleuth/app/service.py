@@ -24,13 +24,13 @@ import json
 import logging
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import DeadlineExceeded, NotAllowed
 from ..events import Done, Event, Failed, Searched
+from ..recent import Recent
 from ..store.service import ONE_SEARCH, ServiceStore, Spent, UsageReport
 from ..types import SearchResult
 from .admission import Admission, Clock, Kind, Observer, Policy, Tally, Unobserved
@@ -92,11 +92,12 @@ class Service:
         self.keys = KeyCache(store, clock)
         self.meter = CachedHits(store, clock)
         self._shared: dict[tuple[str, str], Run] = {}  # research in flight, by request
-        self._seen: OrderedDict[tuple[Any, ...], tuple[Prepared, str]] = OrderedDict()
+        self._seen = Recent[tuple[Any, ...], tuple[Prepared, str]](SEEN_KEPT)
         self._reports: dict[tuple[str, int], tuple[UsageReport, tuple[int, int], float]] = {}
-        self._bodies: OrderedDict[tuple[str, str], tuple[bytes, float]] = OrderedDict()
-        self._searches: OrderedDict[tuple[str, str], tuple[tuple[SearchResult, ...], float]] = (
-            OrderedDict()
+        ttl = self.policy.result_ttl_s
+        self._bodies = Recent[tuple[str, str], bytes](BODIES_KEPT, ttl_s=ttl, clock=clock)
+        self._searches = Recent[tuple[str, str], tuple[SearchResult, ...]](
+            SEARCHES_KEPT, ttl_s=ttl, clock=clock
         )
         self._searching: dict[tuple[str, str], asyncio.Task[tuple[SearchResult, ...]]] = {}
         self.held = Holding(self.admission, self.observer)  # every run this process holds
@@ -140,11 +141,7 @@ class Service:
         found = self._seen.get(seen)
         if found is None:
             prepared = self.prepare(caller, values)
-            found = self._seen[seen] = (prepared, fingerprint(prepared))
-            if len(self._seen) > SEEN_KEPT:
-                self._seen.popitem(last=False)
-        else:
-            self._seen.move_to_end(seen)
+            found = self._seen.put(seen, (prepared, fingerprint(prepared)))
         return found
 
     def _own_model(self, caller: Caller) -> dict[str, Any]:
@@ -235,19 +232,17 @@ class Service:
     async def _hit(self, caller: Caller, key: str) -> bytes | None:
         """The cached answer, if any: from this process's memory while it is fresh (an entry
         never changes until it expires, so the store is asked once per entry, not per hit)."""
-        now = self.clock()
         known = self._bodies.get((caller.org, key))
-        if known is not None and now - known[1] < self.policy.result_ttl_s:
-            return known[0]
+        if known is not None:
+            return known
+        now = self.clock()
         body = await self.store.cached(caller.org, key, now=now, ttl_s=self.policy.result_ttl_s)
         if body is not None:
             self._remember(caller.org, key, body, now)
         return body
 
     def _remember(self, org: str, key: str, body: bytes, at: float) -> None:
-        self._bodies[(org, key)] = (body, at)
-        if len(self._bodies) > BODIES_KEPT:
-            self._bodies.popitem(last=False)
+        self._bodies.put((org, key), body, at=at)
 
     def _follow(
         self, caller: Caller, prepared: Prepared, key: str, *, no_cache: bool, keep: bool
@@ -411,11 +406,10 @@ class Service:
         merged = self.values(caller, values)
         key = (caller.org, json.dumps([query.strip(), limit, merged], sort_keys=True, default=repr))
         known = None if no_cache else self._searches.get(key)
-        if known is not None and self.clock() - known[1] < self.policy.result_ttl_s:
-            self._searches.move_to_end(key)
+        if known is not None:
             self.observer.hit("cache")
             self.meter.count(caller.org)
-            return Found(list(known[0]), cached=True)
+            return Found(list(known), cached=True)
         asked = None if no_cache else self._searching.get(key)
         if asked is not None:
             results = await asyncio.shield(asked)
@@ -440,10 +434,7 @@ class Service:
             tally.searches = 1
             results = tuple(await self.app.search(query, limit=limit, **merged))
         if results:  # none found may be a backend's passing gap: ask it again next time
-            self._searches[key] = (results, self.clock())
-            self._searches.move_to_end(key)
-            if len(self._searches) > SEARCHES_KEPT:
-                self._searches.popitem(last=False)
+            self._searches.put(key, results)
         return results
 
     async def lookup(

@@ -11,9 +11,9 @@ keeps its own count.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
+from ..recent import Recent
 from .config import Clock
 
 FREE = 3
@@ -31,29 +31,23 @@ class _Record:
 class Throttle:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        self._seen: OrderedDict[str, _Record] = OrderedDict()
+        self._seen = Recent[str, _Record](MAX_ADDRESSES, ttl_s=FORGET_S, clock=clock)
 
     def wait(self, address: str) -> float | None:
         """Seconds `address` must still wait before a try is looked at; None: go ahead."""
-        record = self._seen.get(address)
+        record = self._seen.get(address)  # forgotten FORGET_S after its last failure
         if record is None:
             return None
-        now = self.clock()
-        if now - record.last >= FORGET_S:
-            del self._seen[address]
-            return None
-        left = record.last + delay(record.failures) - now
+        left = record.last + delay(record.failures) - self.clock()
         return left if left > 0 else None
 
     def failed(self, address: str) -> None:
-        record = self._seen.pop(address, None) or _Record(0, 0.0)
+        record = self._seen.get(address) or _Record(0, 0.0)
         record.failures, record.last = record.failures + 1, self.clock()
-        self._seen[address] = record
-        while len(self._seen) > MAX_ADDRESSES:
-            self._seen.popitem(last=False)
+        self._seen.put(address, record, at=record.last)
 
     def succeeded(self, address: str) -> None:
-        self._seen.pop(address, None)
+        self._seen.pop(address)
 
 
 def delay(failures: int) -> float:
