@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 from xdive import AsyncXDive, QuotaExceeded
@@ -59,14 +60,21 @@ def nginx_bin() -> str:
 
 @pytest.fixture
 def team(
-    nginx_bin: str, postgres_db: str, testweb_env: TestWeb, monkeypatch: pytest.MonkeyPatch
+    nginx_bin: str,
+    postgres_db: str,
+    testweb_env: TestWeb,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> Iterator[Team]:
-    """Two `sleuth serve` processes on one database (SLEUTH_DATABASE_URL), nginx in front."""
+    """Two `sleuth serve` processes on one database (SLEUTH_DATABASE_URL), nginx in front.
+    Their logs go to files in the test's temporary folder, kept for reading after a failure
+    (an unread pipe also fills up and blocks a server writing its access log)."""
     monkeypatch.setenv("SLEUTH_DATABASE_URL", postgres_db)
     monkeypatch.setenv("SLEUTH_METRICS_TOKEN", SCRAPE)
     ports = [free_port(), free_port()]
     flags = ("--run-slots=200", "--org-runs=0", "--org-rate=0")
-    procs = [start_serve(port, *flags) for port in ports]
+    logs = [(tmp_path / f"replica-{port}.log").open("w") for port in ports]
+    procs = [start_serve(port, *flags, log=log) for port, log in zip(ports, logs, strict=True)]
     replicas = [f"http://127.0.0.1:{port}" for port in ports]
     try:
         for replica, proc in zip(replicas, procs, strict=True):
@@ -75,6 +83,8 @@ def team(
             yield Team(base, replicas, procs, postgres_db)
     finally:
         stop_all(procs)
+        for log in logs:
+            log.close()
 
 
 def _key(capsys: pytest.CaptureFixture[str], org: str, *quota: str) -> str:

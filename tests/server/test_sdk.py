@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import httpx
 from xdive import QuotaExceeded, XDive
@@ -38,12 +39,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_serve(port: int, *flags: str) -> subprocess.Popen[str]:
+def start_serve(port: int, *flags: str, log: IO[str] | None = None) -> subprocess.Popen[str]:
+    """`sleuth serve` on `port`; its log (stderr) in a pipe for `communicate`, or in `log`
+    (a server asked many requests: an unread pipe fills up and blocks its access log)."""
     command = [
         str(Path(sys.executable).parent / "sleuth"), "serve", f"--port={port}",
         "--search=searxng", "--search-fallback=none", "--browser=never", *flags,
     ]  # fmt: skip
-    return subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(command, stderr=log or subprocess.PIPE, text=True)
 
 
 @pytest.fixture
