@@ -11,8 +11,6 @@ reservation is settled with what the work's tally counted when it ends, or relea
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import math
 import time
 from collections.abc import AsyncIterator, Callable
@@ -20,10 +18,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from ..errors import QuotaExceeded, RateLimited, ServerBusy, SleuthError
+from ..errors import QuotaExceeded, RateLimited, ServerBusy
 from ..events import Done, Event, Fetched, Searched
 from ..store.service import ONE_SEARCH, Allowance, QuotaStore, Refused
 from ..store.service import Spent as Spent  # what work may spend and spent: faces name it
+from .beat import Beat
 from .caller import Caller
 
 Kind = Literal["run", "light"]
@@ -148,13 +147,18 @@ class Admission:
                 raise self._refusal(admission, org)
             tally = Tally()
             tally.allowance = admission.allowance
-            renewing = asyncio.create_task(self._renew(admission.reservation))
+            reservation = admission.reservation
+            # Kept alive while the work goes: a process that dies stops renewing, and what it
+            # held is free again within LEASE_S.
+            renewing = Beat(
+                lambda: self.store.renew(reservation, now=self.clock(), lease_s=LEASE_S),
+                every_s=LEASE_S / 3,
+            )
             try:
                 yield tally
             finally:
-                renewing.cancel()
-                await asyncio.gather(renewing, return_exceptions=True)
-                await self._settle(org, admission.reservation, tally)
+                await renewing.stop()
+                await self._settle(org, reservation, tally)
         finally:
             del self._holders[token]
             self._learn(kind, time.monotonic() - started)
@@ -163,14 +167,6 @@ class Admission:
                 self._org_busy[org] -= 1
                 if not self._org_busy[org]:
                     del self._org_busy[org]
-
-    async def _renew(self, reservation: str) -> None:
-        """Keep a reservation alive while its work goes: a process that dies stops renewing,
-        and what it held is free again within `LEASE_S`."""
-        while True:
-            await asyncio.sleep(LEASE_S / 3)
-            with contextlib.suppress(SleuthError):  # a store hiccup: the next beat tries again
-                await self.store.renew(reservation, now=self.clock(), lease_s=LEASE_S)
 
     def _org_limit(self, kind: Kind) -> int | None:
         return self.policy.org_runs if kind == "run" else None

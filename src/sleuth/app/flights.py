@@ -12,14 +12,13 @@ end finds the result instead of running the question again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import SleuthError
 from ..events import Event
 from ..store.codec import event_from_wire, event_to_wire
 from ..store.service import ServiceStore
+from .beat import Beat
 from .runs import RunLog, ends
 
 FLIGHT_LEASE_S = 10.0  # a claim lapses this long after its owner's last renewal
@@ -36,7 +35,7 @@ class Flight:
 class Flights:
     def __init__(self, store: ServiceStore, clock: Callable[[], float]) -> None:
         self.store, self.clock = store, clock
-        self._beats: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._beats: dict[tuple[str, str], Beat] = {}
 
     async def claim(self, org: str, key: str, cache_key: str | None, ttl_s: float) -> Flight:
         """Claim the run of `key`, unless another process has it or (`cache_key` given) its
@@ -51,24 +50,19 @@ class Flights:
             if ours:
                 await self.store.end_flight(org, key, self.store.node)
             return Flight(False, body)
-        if ours and (org, key) not in self._beats:
-            self._beats[(org, key)] = asyncio.create_task(self._renew(org, key))
-        return Flight(ours)
-
-    async def _renew(self, org: str, key: str) -> None:
-        """Keep this process's claim alive while its run goes."""
-        while True:
-            await asyncio.sleep(FLIGHT_LEASE_S / 3)
-            with contextlib.suppress(SleuthError):  # a store hiccup: the next beat tries again
-                await self.store.claim_flight(
+        if ours and (org, key) not in self._beats:  # this process's claim, kept alive
+            self._beats[(org, key)] = Beat(
+                lambda: self.store.claim_flight(
                     org, key, self.store.node, now=self.clock(), lease_s=FLIGHT_LEASE_S
-                )
+                ),
+                every_s=FLIGHT_LEASE_S / 3,
+            )
+        return Flight(ours)
 
     async def end(self, org: str, key: str) -> None:
         beat = self._beats.pop((org, key), None)
         if beat is not None:
-            beat.cancel()
-            await asyncio.gather(beat, return_exceptions=True)
+            await beat.stop()
         await self.store.end_flight(org, key, self.store.node)
 
     async def follow(self, org: str, key: str, log: RunLog) -> bool:

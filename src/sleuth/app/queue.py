@@ -27,6 +27,7 @@ from ..events import Event
 from ..store.batches_pg import BatchStore, NewItem, Progress
 from .admission import Policy, Tally
 from .batch import BadLine, Item, Parsed, Record, error_kind, failure, run_values, success
+from .beat import Beat
 from .budget import Budget
 from .caller import LOCAL_ORG, Caller
 from .options import Prepared
@@ -189,21 +190,17 @@ class Runner:
         return success(item, result.to_json())
 
 
-async def recover_stalled(
-    app: procrastinate.App, *, every_s: float, stalled_after_s: float
-) -> None:
+async def recover_stalled(app: procrastinate.App, *, stalled_after_s: float) -> None:
     """Put back on the queue the jobs of workers that stopped sending heartbeats."""
-    while True:
-        await asyncio.sleep(every_s)
-        try:
-            stalled = await app.job_manager.get_stalled_jobs(
-                queue=QUEUE, seconds_since_heartbeat=stalled_after_s
-            )
-            for job in stalled:
-                log.warning("worker: job %s stalled (its worker died); back on the queue", job.id)
-                await app.job_manager.retry_job(job)
-        except Exception as exc:  # another worker retried it first, or the database blinked
-            log.warning("worker: stalled-job recovery: %s", exc)
+    try:
+        stalled = await app.job_manager.get_stalled_jobs(
+            queue=QUEUE, seconds_since_heartbeat=stalled_after_s
+        )
+        for job in stalled:
+            log.warning("worker: job %s stalled (its worker died); back on the queue", job.id)
+            await app.job_manager.retry_job(job)
+    except Exception as exc:  # another worker retried it first, or the database blinked
+        log.warning("worker: stalled-job recovery: %s", exc)
 
 
 async def run_worker(
@@ -228,8 +225,9 @@ async def run_worker(
     queue = queue_app(url, Runner(service, store))
     try:
         async with queue.open_async():
-            recovery = asyncio.create_task(
-                recover_stalled(queue, every_s=stalled_after_s / 3, stalled_after_s=stalled_after_s)
+            recovery = Beat(
+                lambda: recover_stalled(queue, stalled_after_s=stalled_after_s),
+                every_s=stalled_after_s / 3,
             )
             try:
                 await queue.run_worker_async(
@@ -242,8 +240,7 @@ async def run_worker(
                     fetch_job_polling_interval=1.0,
                 )
             finally:
-                recovery.cancel()
-                await asyncio.gather(recovery, return_exceptions=True)
+                await recovery.stop()
     finally:
         await store.aclose()
 
