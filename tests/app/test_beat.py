@@ -18,10 +18,13 @@ class Step:
         self.calls = 0
         self.swallow, self.fail = swallow, fail
         self.inside = asyncio.Event()
+        self.thrice = asyncio.Event()
 
     async def __call__(self) -> None:
         self.calls += 1
         self.inside.set()
+        if self.calls >= 3:
+            self.thrice.set()
         if self.fail:
             raise SleuthError("the store blinked")
         try:
@@ -42,8 +45,7 @@ async def test_a_beat_whose_step_swallows_the_cancellation_still_stops() -> None
 async def test_a_beat_stops_between_steps_and_its_step_failing_does_not_end_it() -> None:
     step = Step(fail=True)
     beat = Beat(step, every_s=0.01)
-    while step.calls < 3:  # a SleuthError from the store: the next beat tries again
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(step.thrice.wait(), 10)  # a SleuthError: the next beat tries again
     await asyncio.wait_for(beat.stop(), 10)
     calls = step.calls
     await asyncio.sleep(0.05)
