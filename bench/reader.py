@@ -1,18 +1,20 @@
 """Train the reader (src/sleuth/pipeline/reader.py) on the dev questions' saved evidence.
 
     python -m bench.reader train            # collect evidence on the offline web, then fit
-    python -m bench.reader train --evidence nq.jsonl nq-hidden.jsonl   # fit only
+    python -m bench.reader train --evidence nq.jsonl nq-hidden.jsonl hotfull.jsonl ...  # fit only
     python -m bench.reader pairs --evidence ... --out pairs.jsonl   # the cross-encoder's data
 
 `make reader-train` runs the whole recipe (docs/reader.md).
 
-Evidence comes from `bench.replay collect`: the kept sources of a quick run for each NQ dev
-question, and for its unanswerable variant (gold pages hidden). Every sentence the extractive
-writer would consider is labelled "holds a gold answer" or not (never, for an unanswerable
-question), and each head — lexical, and with the cross-encoder's score when the `reader` extra
-is installed — is a logistic model with an L2 penalty fitted by Newton's method (numpy). The
+Evidence comes from `bench.replay collect`: the kept sources of a quick run for each NQ and
+HotpotQA full-wiki dev question (TRAINED_ON), and for its unanswerable variant (gold pages
+hidden). Yes/no questions, and any question sharing a gold page with the HotpotQA and MuSiQue
+rows the bench reports (MEASURED), are left out. Every sentence the extractive writer would
+consider is labelled "holds a gold answer" or not (never, for an unanswerable question), and
+each head — lexical, and with the cross-encoder's score when the `reader` extra is installed —
+is a logistic model with an L2 penalty fitted by Newton's method (numpy). The
 questions bench.replay's figures are quoted on (seeds 1 and 2, 200 each) are left out, so those
-figures are measured on questions neither the heads nor the cross-encoder (bench/reader_ce.py)
+figures are measured on questions neither the heads nor the cross-encoder (training/reader/)
 saw. Each head's threshold, `answers_at`, is set on the training questions so that the writer
 declines DECLINE_SHARE of the unanswerable ones.
 """
@@ -42,6 +44,8 @@ from .replay import REPO, Evidence, load
 
 HELD_OUT_SEEDS = (1, 2)
 HELD_OUT_N = 200
+TRAINED_ON = ("nq_open_oracle", "hotpotqa_fullwiki_amor500")  # dev sets the reader learns from
+MEASURED = ("hotpotqa_hipporag_train100", "musique_hipporag_train100")  # bench rows: never
 L2 = 1.0
 DECLINE_SHARE = 0.85
 OUT = REPO / "src" / "sleuth" / "pipeline" / "reader.json"
@@ -50,6 +54,23 @@ OUT = REPO / "src" / "sleuth" / "pipeline" / "reader.json"
 def held_out(questions: Path) -> set[str]:
     nq = [q for q in load_questions(questions) if q.dataset == "nq_open_oracle"]
     return {q.id for seed in HELD_OUT_SEEDS for q in sample(nq, HELD_OUT_N, seed)}
+
+
+def trainable(questions: Path) -> set[str]:
+    """The questions the reader may learn from: NQ and HotpotQA full-wiki dev questions with
+    an answer to find in the text (not yes/no), none of bench.replay's reporting samples, and
+    none sharing a gold page with the HotpotQA or MuSiQue rows the bench measures."""
+    every = load_questions(questions)
+    measured = {d for q in every if q.dataset in MEASURED for d in q.gold_doc_ids}
+    skip = held_out(questions)
+    return {
+        q.id
+        for q in every
+        if q.dataset in TRAINED_ON
+        and not q.yes_no
+        and q.id not in skip
+        and not measured.intersection(q.gold_doc_ids)
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +142,15 @@ def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
 
 
 def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
-    skip = held_out(questions)
-    items = [i for path in evidence for i in load(path) if i.id not in skip]
+    allowed = trainable(questions)
+    items = [i for path in evidence for i in load(path) if i.id in allowed]
     encoder = shipped_encoder()
     heads = train_heads([rows(i, encoder) for i in items])
     data = {"features": list(FEATURES)} | {k: h.to_json() for k, h in heads.items()}
     data["trained_on"] = {
         "questions": len(items),
         "answerable": sum(i.answerable for i in items),
+        "datasets": sorted({i.id.split("/")[0] for i in items}),
         "held_out": f"NQ dev seeds {HELD_OUT_SEEDS}, {HELD_OUT_N} each",
         "evidence_sha256": _digest(evidence),
         "cross_encoder_sha256": _digest([OUT.parent / MODEL]) if encoder else None,
@@ -144,10 +166,13 @@ def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
 
 def pairs(evidence: Sequence[Path], questions: Path, out: Path) -> None:
     """The cross-encoder's training data (training/reader/): every sentence the reader reads
-    for each question, labelled, the held-out questions marked."""
-    skip = held_out(questions)
+    for each trainable question, labelled, and the held-out NQ questions marked (the trainer
+    reports on them and never learns from them)."""
+    skip, allowed = held_out(questions), trainable(questions)
     with out.open("w", encoding="utf-8") as f:
         for item in (i for path in evidence for i in load(path)):
+            if item.id not in allowed and item.id not in skip:
+                continue
             wanted = asks(item.question)
             titles = title_cover(item.sources, wanted)
             ranked = sorted(score(sentences(item.sources), wanted, titles), key=lambda s: -s.value)
@@ -175,14 +200,16 @@ def _digest(paths: Sequence[Path]) -> str:
 
 
 def collect(questions: Path, work: Path) -> list[Path]:
-    """Evidence for every NQ dev question, answerable and with its gold pages hidden."""
+    """Evidence for every question of the sets the reader learns from (TRAINED_ON), answerable
+    and with its gold pages hidden (`make reader-train` names the same files)."""
     out = []
-    for hidden in (False, True):
-        path = work / f"nq{'-hidden' if hidden else ''}.jsonl"
-        cmd = [sys.executable, "-m", "bench.replay", "collect", str(questions), "--limit", "1000"]
-        cmd += ["--out", str(path), *(["--hidden"] if hidden else [])]
-        subprocess.run(cmd, check=True, cwd=REPO)
-        out.append(path)
+    for dataset, name in zip(TRAINED_ON, ("nq", "hotfull"), strict=True):
+        for hidden in (False, True):
+            path = work / f"{name}{'-hidden' if hidden else ''}.jsonl"
+            cmd = [sys.executable, "-m", "bench.replay", "collect", str(questions)]
+            cmd += ["--dataset", dataset, "--limit", "1000", "--out", str(path)]
+            subprocess.run(cmd + (["--hidden"] if hidden else []), check=True, cwd=REPO)
+            out.append(path)
     return out
 
 
