@@ -145,7 +145,7 @@ def main() -> None:
     ap.add_argument("--hard-ranks", type=int, default=0,
                     help="keep every negative among the best N by word overlap (hard negatives)")
     ap.add_argument("--max-steps", type=int, default=0, help="stop early (timing runs)")
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--time-budget", type=float, default=0, help="stop training after this many seconds (safety)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--from-pt", default="", help="skip training: load this state dict, then export/score")
