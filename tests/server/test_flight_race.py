@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the server tests need sleuth[server] and the dev extra")
 import httpx
 
+from sleuth.store.service import Cached
 from sleuth.store.service_sqlite import SqliteServiceStore
 from tests.server.harness import serving
 from tests.testweb.server import TestWeb
@@ -25,11 +26,13 @@ class LateReadStore(SqliteServiceStore):
     def miss_once(self) -> None:
         self.missing = True
 
-    async def cached(self, org: str, fingerprint: str, *, now: float, ttl_s: float) -> bytes | None:
+    async def cached(
+        self, org: str, fingerprint: str, *, now: float, ttl_s: float
+    ) -> Cached | None:
         if self.missing:
             self.missing = False
             return None
-        found: bytes | None = await super().cached(org, fingerprint, now=now, ttl_s=ttl_s)
+        found: Cached | None = await super().cached(org, fingerprint, now=now, ttl_s=ttl_s)
         return found
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sleuth.errors import UsageError
-from sleuth.store.service import Admitted, Refused, ServiceStore, Spent
+from sleuth.store.service import Admitted, Cached, Refused, ServiceStore, Spent
 from sleuth.store.service_schema import MIGRATIONS as SERVICE_MIGRATIONS
 from sleuth.store.service_sqlite import SqliteServiceStore
 from sleuth.store.sessions import MIGRATIONS as SESSION_MIGRATIONS
@@ -120,7 +120,7 @@ async def test_idempotency_claims(store: ServiceStore) -> None:
 
 async def test_result_cache_window_and_org_isolation(store: ServiceStore) -> None:
     await store.cache("a", "fp", b"body", now=NOW)
-    assert await store.cached("a", "fp", now=NOW + 60, ttl_s=600) == b"body"
+    assert await store.cached("a", "fp", now=NOW + 60, ttl_s=600) == Cached(b"body", NOW)
     assert await store.cached("b", "fp", now=NOW + 60, ttl_s=600) is None
     assert await store.cached("a", "fp", now=NOW + 601, ttl_s=600) is None
 

@@ -45,7 +45,8 @@ class Flights:
         )
         body = None
         if cache_key is not None:
-            body = await self.store.cached(org, cache_key, now=self.clock(), ttl_s=ttl_s)
+            found = await self.store.cached(org, cache_key, now=self.clock(), ttl_s=ttl_s)
+            body = found.body if found is not None else None
         if body is not None:
             if ours:
                 await self.store.end_flight(org, key, self.store.node)

@@ -235,14 +235,12 @@ class Service:
         known = self._bodies.get((caller.org, key))
         if known is not None:
             return known
-        now = self.clock()
-        body = await self.store.cached(caller.org, key, now=now, ttl_s=self.policy.result_ttl_s)
-        if body is not None:
-            self._remember(caller.org, key, body, now)
-        return body
-
-    def _remember(self, org: str, key: str, body: bytes, at: float) -> None:
-        self._bodies.put((org, key), body, at=at)
+        found = await self.store.cached(
+            caller.org, key, now=self.clock(), ttl_s=self.policy.result_ttl_s
+        )
+        if found is None:
+            return None
+        return self._bodies.put((caller.org, key), found.body, at=found.at)  # expires with it
 
     def _follow(
         self, caller: Caller, prepared: Prepared, key: str, *, no_cache: bool, keep: bool

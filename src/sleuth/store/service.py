@@ -28,6 +28,15 @@ KEY_PREFIX = "slk_"
 
 
 @dataclass(frozen=True, slots=True)
+class Cached:
+    """A cached result: its stored JSON and when it was cached (a copy kept in memory expires
+    with it, not a full `ttl_s` after it was read)."""
+
+    body: bytes
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class ApiKey:
     """A stored key: its public id and organization, never the secret (only its hash is kept)."""
 
@@ -250,7 +259,8 @@ class FlightStore(Protocol):
 
     async def cached(
         self, org: str, fingerprint: str, *, now: float, ttl_s: float
-    ) -> bytes | None: ...
+    ) -> Cached | None:
+        """The result cached for `fingerprint` less than `ttl_s` before `now`, with when."""
 
     async def cache(self, org: str, fingerprint: str, body: bytes, *, now: float) -> None: ...
 

@@ -36,6 +36,7 @@ from .service import (
     Admission,
     Admitted,
     ApiKey,
+    Cached,
     Idempotency,
     Org,
     OrgModel,
@@ -404,15 +405,17 @@ class PgServiceStore:
 
     # -- the result cache and runs in flight ---------------------------------------------------
 
-    async def cached(self, org: str, fingerprint: str, *, now: float, ttl_s: float) -> bytes | None:
+    async def cached(
+        self, org: str, fingerprint: str, *, now: float, ttl_s: float
+    ) -> Cached | None:
         async with self._conn() as conn:
             cur = await conn.execute(
-                "SELECT body FROM result_cache WHERE org = %s AND fingerprint = %s"
+                "SELECT body, created_at FROM result_cache WHERE org = %s AND fingerprint = %s"
                 " AND created_at > %s AND created_at <= %s",
                 (org, fingerprint, now - ttl_s, now),
             )
             row = await cur.fetchone()
-        return bytes(row[0]) if row else None
+        return Cached(bytes(row[0]), float(row[1])) if row else None
 
     async def cache(self, org: str, fingerprint: str, body: bytes, *, now: float) -> None:
         async with self._tx() as conn:

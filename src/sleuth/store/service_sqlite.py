@@ -32,6 +32,7 @@ from .service import (
     Admission,
     Admitted,
     ApiKey,
+    Cached,
     Idempotency,
     Org,
     OrgModel,
@@ -454,14 +455,14 @@ class SqliteServiceStore:
     # -- the result cache and runs in flight ---------------------------------------------------
 
     @reading
-    def cached(self, org: str, fingerprint: str, *, now: float, ttl_s: float) -> bytes | None:
+    def cached(self, org: str, fingerprint: str, *, now: float, ttl_s: float) -> Cached | None:
         with self._read() as conn:
             row = conn.execute(
-                "SELECT body FROM result_cache WHERE org = ? AND fingerprint = ?"
+                "SELECT body, created_at FROM result_cache WHERE org = ? AND fingerprint = ?"
                 " AND created_at > ? AND created_at <= ?",
                 (org, fingerprint, now - ttl_s, now),
             ).fetchone()
-        return bytes(row[0]) if row else None
+        return Cached(bytes(row[0]), float(row[1])) if row else None
 
     @writing
     def cache(self, org: str, fingerprint: str, body: bytes, *, now: float) -> None:
