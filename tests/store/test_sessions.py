@@ -87,6 +87,21 @@ def test_listing_carries_confidence_and_stage_also_for_sessions_saved_before_the
     ]
 
 
+def test_a_save_remembers_the_row_a_listing_reads_and_another_write_does_not(
+    store: SessionStore,
+) -> None:
+    before = store.changes
+    record = _save(store, tags=("Zeta", "#alpha"), org="acme", parent_id="2026-05-01_000000_ab",
+                   options={"depth": "steered", "steering": {"stage": "plan"}})  # fmt: skip
+    assert store.saved_since(before) == (before + 1, tuple(store.list()))
+    assert store.saved_since(before + 1) == (before + 1, ())
+    store.tag(record.id, "later")
+    assert store.saved_since(before) is None  # a listing read before the tag is out of date
+    free = make_record(DAY + timedelta(minutes=1), result=make_result(cost=None, confidence="low"))
+    store.save(free)
+    assert store.saved_since(before + 2) == (before + 3, (store.list(limit=1)[0],))
+
+
 def test_duplicate_id_is_refused(store: SessionStore) -> None:
     record = _save(store)
     with pytest.raises(UsageError, match="already exists"):

@@ -10,8 +10,10 @@ decide.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..recent import Recent
@@ -22,19 +24,25 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 Filters = tuple[tuple[str, Any], ...]
-LISTING_REUSE_S = 1.0
+LISTING_REUSE_S = 1.0  # a listing this old is read again, behind the answer it gives
+LISTING_STALE_S = 10.0  # one this old is never given: the caller waits for a new read
 LISTINGS_KEPT = 256
+MERGEABLE = frozenset({"org", "limit"})  # filters a save can be matched against without a read
 _THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="sleuth-saved")
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    found: tuple[SessionSummary, ...]
+    change: int  # the store's count of this process's writes when the read began
+    read_at: float  # time.monotonic() then
 
 
 class SavedRuns:
     def __init__(self, store: Callable[[], SessionStore]) -> None:
         self._store = store  # the application's, opened on first use
-        # each listing by its filters, with the store's count of changes it was read at
-        self._listed: Recent[Filters, tuple[tuple[SessionSummary, ...], int]] = Recent(
-            LISTINGS_KEPT, ttl_s=LISTING_REUSE_S
-        )
-        self._listing: dict[Filters, tuple[int, asyncio.Future[Any]]] = {}  # being read
+        self._listed: Recent[Filters, Listing] = Recent(LISTINGS_KEPT)
+        self._listing: dict[Filters, tuple[int, asyncio.Future[Listing]]] = {}  # being read
 
     async def _off_loop(self, call: Callable[[SessionStore], T]) -> T:
         loop = asyncio.get_running_loop()
@@ -44,39 +52,72 @@ class SavedRuns:
         return await self._off_loop(lambda s: s.get(ref, org=org))
 
     async def summaries(self, **filters: Any) -> tuple[SessionSummary, ...]:
-        """The listing; one made less than `LISTING_REUSE_S` ago with the same filters is
-        reused while this process saved nothing meanwhile (another replica's new run shows
-        within that second). One being read since the last save is waited for, not read again:
-        under load, every save would otherwise start as many listings as are asked for."""
+        """The listing, from memory when it can be: a run this process saved since it was read
+        is added to it (under the load of many runs, every save would otherwise send every
+        listing back to the database). A listing older than `LISTING_REUSE_S` is answered and
+        read again behind that answer, so another replica's new run shows about a second later;
+        after a write of another kind (a tag, a removal) the listing is read again before it is
+        given. Listings asked for while one is read wait for that read."""
         key = tuple(sorted(filters.items()))
-        now = self._changes()
-        seen = self._listed.get(key)
-        if seen is not None and seen[1] == now:
-            return seen[0]
+        known = self._listed.get(key)
+        current = None if known is None else self._brought_up(key, known, filters)
+        if current is not None:
+            age = time.monotonic() - current.read_at
+            if age < LISTING_STALE_S:
+                if age >= LISTING_REUSE_S:
+                    self._reading(key, filters)
+                return current.found
+        reading = self._reading(key, filters)
+        read = await asyncio.shield(reading)  # one caller leaving spoils no one's read
+        return (self._brought_up(key, read, filters) or read).found
+
+    def _brought_up(self, key: Filters, known: Listing, filters: dict[str, Any]) -> Listing | None:
+        """`known` with the runs this process saved since its read, or None if it cannot be
+        brought up to date without reading it again."""
+        store = self._store()
+        if known.change == store.changes:
+            return known
+        since = store.saved_since(known.change)
+        if since is None or not set(filters) <= MERGEABLE:
+            return None
+        change, saved = since
+        org = filters.get("org")
+        added = [s for s in saved if org is None or s.org == org]
+        runs = {s.id: s for s in (*known.found, *added)}.values()
+        newest = sorted(runs, key=lambda s: (s.created_at, s.id), reverse=True)
+        limit = filters.get("limit")
+        current = Listing(tuple(newest[:limit] if limit is not None else newest), change,
+                          known.read_at)  # fmt: skip
+        self._listed.put(key, current)
+        return current
+
+    def _reading(self, key: Filters, filters: dict[str, Any]) -> asyncio.Future[Listing]:
+        """The read of this listing under way since this process's last write, or a new one."""
+        now = self._store().changes
         reading = self._listing.get(key)
-        if reading is None or reading[0] != now:
+        if reading is not None and reading[0] == now:
+            return reading[1]
 
-            def listing(store: SessionStore) -> tuple[tuple[SessionSummary, ...], int]:
-                changes = store.changes  # read first: a save during the listing outdates it
-                return store.list(**filters), changes
+        def listing(store: SessionStore) -> Listing:
+            read_at = time.monotonic()
+            change = store.changes  # read first: a save during the listing outdates it
+            return Listing(store.list(**filters), change, read_at)
 
-            reading = (now, asyncio.ensure_future(self._off_loop(listing)))
-            self._listing[key] = reading
-            reading[1].add_done_callback(lambda done: self._read(key, done))
-        found: tuple[SessionSummary, ...]
-        found, _ = await asyncio.shield(reading[1])  # one caller leaving spoils no one's read
-        return found
+        future = asyncio.ensure_future(self._off_loop(listing))
+        self._listing[key] = (now, future)
+        future.add_done_callback(lambda done: self._read(key, done))
+        return future
 
-    def _read(self, key: Filters, done: asyncio.Future[Any]) -> None:
-        """Keep a finished listing for reuse (a failed one is forgotten: the next asks again)."""
+    def _read(self, key: Filters, done: asyncio.Future[Listing]) -> None:
+        """Keep a finished listing (a failed one is forgotten: the next asks again)."""
         if self._listing.get(key, (0, None))[1] is done:
             del self._listing[key]
         if done.cancelled() or done.exception() is not None:
             return
-        self._listed.put(key, done.result())
-
-    def _changes(self) -> int:
-        return self._store().changes
+        known = self._listed.get(key)
+        read = done.result()
+        if known is None or known.read_at <= read.read_at:
+            self._listed.put(key, read)
 
     async def revisions(self, ref: str) -> list[Revision]:
         return await self._off_loop(lambda s: s.revisions(ref))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 
 from ..disk.sqlite import enable_wal, is_damaged, move_aside, recovering
 from ..errors import NotFoundError, StoreError, UsageError
+from ..recent import Recent
 from ..settings import sleuth_home
 from ..types import ModelUsage
 from .codec import result_from_json, result_to_json
@@ -161,15 +163,39 @@ def _model_dict(m: ModelUsage) -> dict[str, Any]:
     }
 
 
+SAVES_KEPT = 256  # the summaries of this process's last saves, to bring a listing up to date
+
+
 class SessionStore:
     """The saved sessions in one SQLite file. Each call opens its own connection, so a store is
     safe to share between threads and never holds the file open between commands."""
 
-    changes = 0  # writes this process committed: a listing made before one may be out of date
-
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or sessions_db_path()
+        self._count_changes()
         recovering(self.path, WHAT, self._prepare)
+
+    def _count_changes(self) -> None:
+        self.changes = 0  # writes this process committed: a listing read before one may be old
+        self._saves: Recent[int, SessionSummary] = Recent(SAVES_KEPT)  # by change: what it saved
+        self._counting = threading.Lock()
+
+    def _committed(self, saved: SessionSummary | None) -> None:
+        with self._counting:
+            self.changes += 1
+            if saved is not None:
+                self._saves.put(self.changes, saved)
+
+    def saved_since(self, change: int) -> tuple[int, tuple[SessionSummary, ...]] | None:
+        """The sessions this process saved after its write number `change`, oldest first, and
+        the number of the last write; None if a write since was something else (a tag, a
+        removal) or is no longer remembered, so a listing read before it must be read again."""
+        with self._counting:
+            saved = [self._saves.get(n) for n in range(change + 1, self.changes + 1)]
+            upto = self.changes
+        if any(s is None for s in saved):
+            return None
+        return upto, tuple(s for s in saved if s is not None)
 
     def _prepare(self) -> None:
         with closing(self._open()) as conn:
@@ -188,8 +214,9 @@ class SessionStore:
         return str(self.path)
 
     @contextmanager
-    def _tx(self) -> Iterator[Conn]:
-        """One write transaction: all of it commits or none of it does."""
+    def _tx(self, saved: SessionSummary | None = None) -> Iterator[Conn]:
+        """One write transaction: all of it commits or none of it does; `saved` is the summary
+        of the session it saves, if that is what it does."""
         with self._guard(), closing(self._open()) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -198,7 +225,7 @@ class SessionStore:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-            self.changes += 1
+            self._committed(saved)
 
     @contextmanager
     def _read(self) -> Iterator[Conn]:
@@ -233,7 +260,7 @@ class SessionStore:
                 usage.cost_usd, _by_model_json(record), _body(record), record.org,
                 record.result.confidence, _stage(record),
             )  # fmt: skip
-            with self._tx() as conn:
+            with self._tx(saved=summary_of(record)) as conn:
                 if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
                     raise UsageError(f"session {record.id} already exists")
                 conn.execute(_INSERT, row)
@@ -413,6 +440,25 @@ class SessionStore:
             last=dates[-1] if dates else None,
             by_model=by_model,
         )
+
+
+def summary_of(record: SessionRecord) -> SessionSummary:
+    """The listing's row for `record`, as a listing read after its save gives it."""
+    usage = record.result.usage
+    return SessionSummary(
+        record.id,
+        record.created_at,
+        record.question,
+        tuple(sorted(normalize_tags(record.tags))),
+        len(record.result.sources),
+        usage.rounds,
+        None if usage.cost_usd is None else float(usage.cost_usd),
+        record.parent_id,
+        tuple(record.models),
+        record.org,
+        record.result.confidence,
+        _stage(record),
+    )
 
 
 def _summary(row: tuple[Any, ...], tags: tuple[str, ...]) -> SessionSummary:

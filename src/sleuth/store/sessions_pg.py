@@ -15,6 +15,7 @@ import psycopg
 
 from ..errors import StoreError
 from . import postgres
+from .records import SessionSummary
 from .sessions import WHAT, Conn, SessionStore
 
 COMPONENT = "sessions"
@@ -64,6 +65,7 @@ class PgSessionStore(SessionStore):
     def __init__(self, url: str) -> None:
         self.url = url
         self.path = Path(postgres.redact(url))
+        self._count_changes()
         with postgres.connection(url) as conn:
             postgres.migrate(conn, COMPONENT, STEPS, url)
 
@@ -72,10 +74,10 @@ class PgSessionStore(SessionStore):
         return postgres.redact(self.url)
 
     @contextmanager
-    def _tx(self) -> Iterator[Conn]:
+    def _tx(self, saved: SessionSummary | None = None) -> Iterator[Conn]:
         with self._guard(), postgres.connection(self.url) as conn, conn.transaction():
             yield postgres.Dialect(conn)
-        self.changes += 1
+        self._committed(saved)
 
     @contextmanager
     def _read(self) -> Iterator[Conn]:
