@@ -195,26 +195,27 @@ class Sleuth:
                     trace(event)
                     if isinstance(event, Done):
                         event = replace(event, result=trace.attach(held_back(event.result, budget)))
-                        for item in self._saved(event, prepared, trace):
+                        for item in await self._saved(event, prepared, trace):
                             yield item
                         return
                     yield event
         finally:
             await built.aclose()
 
-    def _saved(self, done: Done, prepared: Prepared, trace: Trace) -> list[Event]:
-        """`done` with its session id once saved; a failed save costs a notice, not the answer."""
+    async def _saved(self, done: Done, prepared: Prepared, trace: Trace) -> list[Event]:
+        """`done` with its session id once saved; a failed save costs a notice, not the answer.
+        The save runs off the event loop: a server's other requests never wait on the disk."""
         if not prepared.saving.enabled:
             return [done]
         try:
-            result = self._save(done.result, prepared, trace)
+            result = await self._save(done.result, prepared, trace)
         except (SleuthError, OSError, sqlite3.Error) as exc:
             message = f"the session was not saved: {exc}"
             note = Notice(message, after=True, run_id=done.run_id, seq=done.seq)
             return [note, replace(done, seq=done.seq + 1)]
         return [replace(done, result=result)]
 
-    def _save(self, result: Result, prepared: Prepared, trace: Trace) -> Result:
+    async def _save(self, result: Result, prepared: Prepared, trace: Trace) -> Result:
         saving, request = prepared.saving, prepared.request
         record = SessionRecord.new(
             request.question.strip(),
@@ -226,7 +227,7 @@ class Sleuth:
             parent_id=saving.parent_id,
             org=saving.org,
         )
-        self.sessions.save(record)
+        await self.saved.save(record)
         return record.result
 
     async def search(self, query: str, *, limit: int = 10, **values: Any) -> list[SearchResult]:

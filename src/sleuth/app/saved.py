@@ -48,6 +48,9 @@ class SavedRuns:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(_THREADS, lambda: call(self._store()))
 
+    async def save(self, record: SessionRecord) -> str:
+        return await self._off_loop(lambda s: s.save(record))
+
     async def get(self, ref: str, *, org: str | None = None) -> SessionRecord:
         return await self._off_loop(lambda s: s.get(ref, org=org))
 
