@@ -283,11 +283,9 @@ def measure_speed(
     startup = run_startup(webs[0].env(), args.startup_runs, args.baseline_src, webs[1].env())
     log("service: each kind of request under wrk, fresh quick runs, the 200-connection mix")
     cli_p50 = statistics.median(c.seconds for c in rows[0].cli) * 1000 if rows[0].cli else None
-    library_p50 = statistics.median(rows[0].in_process_ms) if rows[0].in_process_ms else None
     service = measure_service(
         webs[0].env(), nq[: args.service_questions], nq[: args.cli_questions],
-        seconds=args.service_seconds, mix_seconds=args.service_mix_seconds,
-        cli_p50_ms=cli_p50, library_p50_ms=library_p50,
+        seconds=args.service_seconds, mix_seconds=args.service_mix_seconds, cli_p50_ms=cli_p50,
     )  # fmt: skip
     return {"throughput": throughput, "latency": rows, "startup": startup, "service": service}
 

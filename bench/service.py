@@ -5,8 +5,9 @@ its process by `wrk` (`bench/load.py`), every rate beside `/healthz`'s measured 
   a plain search, a research answer from the cache (plain, as a stream, and with an
   `Idempotency-Key` as the `xdive` SDK sends it) — requests/s, p50/p99, statuses, and the rate
   as a ratio to `/healthz`'s;
-- a fresh quick run through the server, one client at a time, against the library in process
-  (`Sleuth.ask`) and the CLI (a process per question) on the same questions;
+- a fresh quick run through the server against the library in process (`Sleuth.ask`), one run
+  at a time, the two taking turns on the same questions (which goes first alternates), so a
+  change in the machine's load reaches both alike; and the CLI (a process per question);
 - the mix: 200 connections for a minute, every kind at once (fresh runs included), with each
   kind's p50/p99 and status counts — cheap requests must not wait behind runs.
 
@@ -55,7 +56,8 @@ class ServiceFigures:
     mix: list[Measured]  # every kind at once
     fresh_p50_ms: float
     cli_p50_ms: float | None
-    library_p50_ms: float | None
+    library_p50_ms: float
+    fresh_cli_p50_ms: float  # the server's fresh runs on the CLI's questions
 
     @property
     def healthz_per_s(self) -> float:
@@ -70,6 +72,7 @@ class ServiceFigures:
             "fresh_quick_p50_ms": self.fresh_p50_ms,
             "cli_quick_p50_ms": self.cli_p50_ms,
             "library_quick_p50_ms": self.library_p50_ms,
+            "fresh_quick_p50_ms_on_cli_questions": self.fresh_cli_p50_ms,
             "load_average": os.getloadavg(),
         }
 
@@ -166,10 +169,9 @@ def measure_service(
     seconds: float = 10.0,
     mix_seconds: float = 60.0,
     cli_p50_ms: float | None = None,
-    library_p50_ms: float | None = None,
 ) -> ServiceFigures | None:
-    """The figures; `sample` is what the fresh runs are timed on (as the CLI and library
-    were). None when wrk is not installed."""
+    """The figures; fresh runs are timed on `questions` after the first, against the library,
+    and `sample` is what the CLI was timed on. None when wrk is not installed."""
     if not load.available():
         return None
     served = Served(web_env)
@@ -181,11 +183,16 @@ def measure_service(
         order = ("healthz", "whoami", "usage", "runs", "search", "cached", "stream",
                  "idempotent", "search_afresh", "healthz")  # fmt: skip
         alone = [_alone(kinds[name], seconds) for name in order]
-        fresh_p50 = _fresh_p50(served, sample)
+        paired = asyncio.run(_fresh_pairs(served, web_env, questions[1:]))
         mix = load.together(_mix(kinds, fresh(served, questions[1:])), mix_seconds)
     finally:
         served.stop()
-    return ServiceFigures(alone, mix, fresh_p50, cli_p50_ms, library_p50_ms)
+    on_sample = [paired[q.question][0] for q in sample if q.question in paired]
+    return ServiceFigures(
+        alone, mix, statistics.median(s for s, _ in paired.values()), cli_p50_ms,
+        statistics.median(lib for _, lib in paired.values()),
+        statistics.median(on_sample) if on_sample else 0.0,
+    )  # fmt: skip
 
 
 def _alone(target: Target, seconds: float) -> Measured:
@@ -200,16 +207,37 @@ def _mix(kinds: Mapping[str, Target], runs: Target) -> list[tuple[Target, int]]:
     return [(runs if name == "fresh" else kinds[name], n) for name, n in _mix_shares()]
 
 
-def _fresh_p50(served: Served, questions: Sequence[Question]) -> float:
-    """A fresh quick run through the server, one at a time (p50 ms)."""
-    times = []
-    with httpx.Client(timeout=300) as http:
-        for q in questions:
-            started = time.perf_counter()
-            http.post(served.url, json={"query": q.question, "no_cache": True},
-                      headers={"X-API-Key": served.key})  # fmt: skip
-            times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times) if times else 0.0
+async def _fresh_pairs(
+    served: Served, web_env: Mapping[str, str], questions: Sequence[Question]
+) -> dict[str, tuple[float, float]]:
+    """Each question as a fresh quick run through the server and through the library in this
+    process, one after the other, the first of the two alternating (ms: server, library)."""
+    from sleuth.app.application import Sleuth
+    from sleuth.evaluate.runner import proxy_environment
+    from sleuth.settings import Settings
+
+    async def timed(ask: Any) -> float:
+        started = time.perf_counter()
+        await ask
+        return (time.perf_counter() - started) * 1000
+
+    out: dict[str, tuple[float, float]] = {}
+    with proxy_environment(dict(web_env)), tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, **web_env, "SLEUTH_HOME": home}
+        settings = Settings(search="searxng", search_fallback="none", no_cache=True, env=env)
+        async with Sleuth(settings) as app, httpx.AsyncClient(timeout=300) as http:
+            for i, q in enumerate(questions):
+
+                def server(q: Question = q) -> Any:
+                    return http.post(served.url, json={"query": q.question, "no_cache": True},
+                                     headers={"X-API-Key": served.key})  # fmt: skip
+
+                if i % 2:
+                    lib, srv = await timed(app.ask(q.question)), await timed(server())
+                else:
+                    srv, lib = await timed(server()), await timed(app.ask(q.question))
+                out[q.question] = (srv, lib)
+    return out
 
 
 def service_section(figures: ServiceFigures | None) -> str:
@@ -255,16 +283,17 @@ def _statuses(m: Measured) -> str:
 
 
 def _fresh_lines(figures: ServiceFigures) -> list[str]:
-    server = figures.fresh_p50_ms
-    out = [f"- a fresh quick run through the server, one at a time: p50 {server:.0f} ms"]
-    if figures.library_p50_ms:
-        ratio = server / figures.library_p50_ms
-        out.append(f"- the library in process (`Sleuth.ask`, the same questions' sample): p50 "
-                   f"{figures.library_p50_ms:.0f} ms; server ÷ library {ratio:.2f}")  # fmt: skip
-    if figures.cli_p50_ms:
-        ratio = server / figures.cli_p50_ms
+    server, library = figures.fresh_p50_ms, figures.library_p50_ms
+    out = [
+        f"- a fresh quick run, the server and the library in process (`Sleuth.ask`) taking turns "
+        f"on the same questions: server p50 {server:.0f} ms, library p50 {library:.0f} ms; "
+        f"server ÷ library {server / library if library else 0.0:.2f}"
+    ]
+    if figures.cli_p50_ms and figures.fresh_cli_p50_ms:
+        ratio = figures.fresh_cli_p50_ms / figures.cli_p50_ms
         out.append(f"- the CLI (`sleuth ask`, a process per question): p50 "
-                   f"{figures.cli_p50_ms:.0f} ms; server ÷ CLI {ratio:.2f}")  # fmt: skip
+                   f"{figures.cli_p50_ms:.0f} ms; the server on those questions "
+                   f"{figures.fresh_cli_p50_ms:.0f} ms, server ÷ CLI {ratio:.2f}")  # fmt: skip
     return out
 
 
@@ -293,10 +322,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sleuth = Path(sys.executable).with_name("sleuth")
             cli = cli_runs(sleuth, sample, env)
         cli_p50 = statistics.median(c.seconds for c in cli) * 1000
-        library_p50 = _library_p50(web.env(), sample)
         figures = measure_service(
             web.env(), questions, sample, seconds=args.seconds, mix_seconds=args.mix_seconds,
-            cli_p50_ms=cli_p50, library_p50_ms=library_p50,
+            cli_p50_ms=cli_p50,
         )  # fmt: skip
     finally:
         web.stop()
@@ -308,27 +336,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         path.with_suffix(".json").write_text(json.dumps(figures.to_json(), indent=1) + "\n")
     print(text)
     return 0
-
-
-def _library_p50(web_env: Mapping[str, str], questions: Sequence[Question]) -> float:
-    """The same questions through `Sleuth.ask` in this process (no HTTP, no process start)."""
-    from sleuth.app.application import Sleuth
-    from sleuth.evaluate.runner import proxy_environment
-    from sleuth.settings import Settings
-
-    async def go(home: str) -> list[float]:
-        env = {**os.environ, **web_env, "SLEUTH_HOME": home}
-        settings = Settings(search="searxng", search_fallback="none", no_cache=True, env=env)
-        out = []
-        async with Sleuth(settings) as app:
-            for q in questions:
-                started = time.perf_counter()
-                await app.ask(q.question)
-                out.append((time.perf_counter() - started) * 1000)
-        return out
-
-    with proxy_environment(dict(web_env)), tempfile.TemporaryDirectory() as home:
-        return statistics.median(asyncio.run(go(home)))
 
 
 if __name__ == "__main__":
