@@ -4,10 +4,6 @@ earlier could be served from memory for 10 more."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from sleuth.app.admission import Policy
 from sleuth.app.caller import Caller
 from sleuth.app.service import Service
@@ -23,13 +19,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> SqliteServiceStore:
-    opened = SqliteServiceStore(tmp_path)
-    yield opened  # type: ignore[misc]
-    await opened.aclose()
 
 
 async def test_a_cached_answer_kept_in_memory_expires_with_its_stored_entry(

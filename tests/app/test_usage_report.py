@@ -5,7 +5,6 @@ batch being written shows once it is."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,13 +14,6 @@ from sleuth.app.service import Service
 from sleuth.store.service_sqlite import SqliteServiceStore
 
 ACME = Caller("acme", how="key")
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> SqliteServiceStore:
-    opened = SqliteServiceStore(tmp_path)
-    yield opened  # type: ignore[misc]
-    await opened.aclose()
 
 
 async def test_a_report_counts_cached_answers_the_store_has_not_written(
