@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..inflight import InFlight
 from ..recent import Recent
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class SavedRuns:
     def __init__(self, store: Callable[[], SessionStore]) -> None:
         self._store = store  # the application's, opened on first use
         self._listed: Recent[Filters, Listing] = Recent(LISTINGS_KEPT)
-        self._listing: dict[Filters, tuple[int, asyncio.Future[Listing]]] = {}  # being read
+        self._listing = InFlight[tuple[Filters, int], Listing]()  # being read, since a write
 
     async def _off_loop(self, call: Callable[[SessionStore], T]) -> T:
         loop = asyncio.get_running_loop()
@@ -96,25 +97,21 @@ class SavedRuns:
 
     def _reading(self, key: Filters, filters: dict[str, Any]) -> asyncio.Future[Listing]:
         """The read of this listing under way since this process's last write, or a new one."""
-        now = self._store().changes
-        reading = self._listing.get(key)
-        if reading is not None and reading[0] == now:
-            return reading[1]
 
         def listing(store: SessionStore) -> Listing:
             read_at = time.monotonic()
             change = store.changes  # read first: a save during the listing outdates it
             return Listing(store.list(**filters), change, read_at)
 
-        future = asyncio.ensure_future(self._off_loop(listing))
-        self._listing[key] = (now, future)
-        future.add_done_callback(lambda done: self._read(key, done))
-        return future
+        reading, under_way = self._listing.start(
+            (key, self._store().changes), lambda: self._off_loop(listing)
+        )
+        if not under_way:
+            reading.add_done_callback(lambda done: self._read(key, done))
+        return reading
 
     def _read(self, key: Filters, done: asyncio.Future[Listing]) -> None:
         """Keep a finished listing (a failed one is forgotten: the next asks again)."""
-        if self._listing.get(key, (0, None))[1] is done:
-            del self._listing[key]
         if done.cancelled() or done.exception() is not None:
             return
         known = self._listed.get(key)

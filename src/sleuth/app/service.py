@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import DeadlineExceeded, NotAllowed
 from ..events import Done, Event, Failed, Searched
+from ..inflight import InFlight
 from ..recent import Recent
 from ..store.service import ONE_SEARCH, ServiceStore, Spent, UsageReport
 from ..types import SearchResult
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from .application import Sleuth
 
 T = TypeVar("T")
-K = TypeVar("K")
 log = logging.getLogger("sleuth.service")
 
 
@@ -99,7 +99,7 @@ class Service:
         self._searches = Recent[tuple[str, str], tuple[SearchResult, ...]](
             SEARCHES_KEPT, ttl_s=ttl, clock=clock
         )
-        self._searching: dict[tuple[str, str], asyncio.Task[tuple[SearchResult, ...]]] = {}
+        self._searching = InFlight[tuple[str, str], tuple[SearchResult, ...]]()
         self.held = Holding(self.admission, self.observer)  # every run this process holds
 
     # -- who may use what -----------------------------------------------------------------------
@@ -408,17 +408,15 @@ class Service:
             self.observer.hit("cache")
             self.meter.count(caller.org)
             return Found(list(known), cached=True)
-        asked = None if no_cache else self._searching.get(key)
-        if asked is not None:
-            results = await asyncio.shield(asked)
+        # The backend call is a task of its own: a caller who leaves does not fail the others.
+        asked, shared = self._searching.start(
+            key, lambda: self._search_now(caller, key, query, limit, merged), again=no_cache
+        )
+        results = await asyncio.shield(asked)
+        if shared:
             self.observer.hit("shared")
             self.meter.count(caller.org)
-            return Found(list(results), cached=True)
-        # The backend call is a task of its own: a caller who leaves does not fail the others.
-        asked = asyncio.create_task(self._search_now(caller, key, query, limit, merged))
-        self._searching[key] = asked
-        asked.add_done_callback(lambda done: _forget(self._searching, key, done))
-        return Found(list(await asyncio.shield(asked)), cached=False)
+        return Found(list(results), cached=shared)
 
     async def _search_now(
         self,
@@ -454,15 +452,6 @@ SEEN_KEPT = 1024  # requests whose prepared run and fingerprint are remembered
 BODIES_KEPT = 256  # cached answers kept in memory (the store holds them all)
 SEARCHES_KEPT = 512  # plain searches' results kept in memory, per process
 REPORT_REUSE_S = 1.0  # a usage report is reused this long while nothing was metered here
-
-
-def _forget(asking: dict[K, asyncio.Task[T]], key: K, done: asyncio.Task[T]) -> None:
-    """A finished search leaves the table of searches in flight (its error, if nobody waited
-    for it any more, counts as seen)."""
-    if asking.get(key) is done:
-        del asking[key]
-    if not done.cancelled():
-        done.exception()
 
 
 def _afresh(values: Mapping[str, Any], no_cache: bool) -> Mapping[str, Any]:
