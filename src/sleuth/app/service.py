@@ -93,7 +93,9 @@ class Service:
         self.meter = CachedHits(store, clock)
         self._shared: dict[tuple[str, str], Run] = {}  # research in flight, by request
         self._seen = Recent[tuple[Any, ...], tuple[Prepared, str]](SEEN_KEPT)
-        self._reports: dict[tuple[str, int], tuple[UsageReport, tuple[int, int], float]] = {}
+        self._reports = Recent[tuple[str, int], tuple[UsageReport, tuple[int, int]]](
+            REPORTS_KEPT, ttl_s=REPORT_REUSE_S
+        )
         ttl = self.policy.result_ttl_s
         self._bodies = Recent[tuple[str, str], bytes](BODIES_KEPT, ttl_s=ttl, clock=clock)
         self._searches = Recent[tuple[str, str], tuple[SearchResult, ...]](
@@ -205,12 +207,12 @@ class Service:
         metered meanwhile: a dashboard polling it costs one query a second, not one a poll."""
         marks = (self.meter.total, self.admission.settled)
         seen = self._reports.get((caller.org, days))
-        if seen is not None and seen[1] == marks and time.monotonic() - seen[2] < REPORT_REUSE_S:
+        if seen is not None and seen[1] == marks:
             return seen[0]
         now = self.clock()
         stored = await self.store.usage(caller.org, now=now, days=days)
         report = with_unwritten(stored, self.meter.unwritten(caller.org), now)
-        self._reports[(caller.org, days)] = (report, marks, time.monotonic())
+        self._reports.put((caller.org, days), (report, marks))
         return report
 
     # -- research -------------------------------------------------------------------------------
@@ -452,6 +454,7 @@ SEEN_KEPT = 1024  # requests whose prepared run and fingerprint are remembered
 BODIES_KEPT = 256  # cached answers kept in memory (the store holds them all)
 SEARCHES_KEPT = 512  # plain searches' results kept in memory, per process
 REPORT_REUSE_S = 1.0  # a usage report is reused this long while nothing was metered here
+REPORTS_KEPT = 1024  # usage reports kept for reuse, by organization and days
 
 
 def _afresh(values: Mapping[str, Any], no_cache: bool) -> Mapping[str, Any]:
