@@ -7,6 +7,7 @@ import pytest
 
 from sleuth.engine.engine import Engine
 from sleuth.events import Done, Event
+from sleuth.pipeline.asks import asks, shape_spans
 from sleuth.pipeline.write.extractive import ExtractiveWriter
 from sleuth.pipeline.write.llm import LLMWriter
 from sleuth.ports import Writer
@@ -208,3 +209,18 @@ def test_the_reason_names_the_answer_next_to_the_question_subject_not_the_first_
     assert nearest_span(asks("who wrote the novel moby dick"), lead) == "Herman Melville"
     alone = "The film was directed by James B. Harris, best known as Stanley Kubrick's producer."
     assert nearest_span(asks("who directed the bedford incident"), alone) == "James B. Harris"
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        ("when does april fools day end at noon", "In Poland it ends at noon of April 1st."),
+        ("how long does the ferry crossing last", "The crossing takes about forty minutes."),
+        ("how long is the night at the pole", "The night lasts several months."),
+    ],
+)
+def test_dates_and_durations_in_words_hold_the_asked_for_shape(
+    question: str, sentence: str
+) -> None:
+    wanted = asks(question)
+    assert wanted.shape is not None and shape_spans(wanted.shape, sentence, question)

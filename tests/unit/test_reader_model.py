@@ -12,8 +12,8 @@ import pytest
 
 from sleuth.app import doctor
 from sleuth.pipeline import crossenc, reader
-from sleuth.pipeline.asks import asks
-from sleuth.pipeline.sentences import score, sentences
+from sleuth.pipeline.asks import asks, coverage
+from sleuth.pipeline.sentences import score, sentences, stems
 from sleuth.types import Passage, Source
 
 SHIPPED = json.loads(resources.files("sleuth.pipeline").joinpath("reader.json").read_text())
@@ -74,6 +74,39 @@ def test_without_the_runtime_the_lexical_head_reads_and_doctor_says_so(
         reader._load_shipped.cache_clear()
     assert reader.reader().name == "cross-encoder"
     assert doctor.reader()[0].status == "ok"
+
+
+def _sources() -> list[Source]:
+    pages = [
+        ("https://example.org/tower", "Eiffel Tower", TOWER_TEXT),
+        ("https://example.org/paris", "Paris", PARIS_TEXT),
+    ]
+    return [
+        Source(i, url, title, 1.0, (Passage(text, 1.0, 0),))
+        for i, (url, title, text) in enumerate(pages, 1)
+    ]
+
+
+TOWER_TEXT = (
+    "The Eiffel Tower is a lattice tower on the Champ de Mars. Construction of the tower was "
+    "completed in 1889 for the World's Fair. It is named after Gustave Eiffel."
+)
+PARIS_TEXT = "Paris is the capital of France. The tower, finished in 1889, draws many visitors."
+
+
+def test_a_quoted_lead_is_graded_with_the_probability_the_writer_read() -> None:
+    """The grade reads a quoted lead among the sentences the writer read (the same batch),
+    not alone: int8 scores depend on the batch, and `high` must not pass a lead the writer
+    itself found below the answering threshold."""
+    question = "When was the Eiffel Tower completed?"
+    sources = _sources()
+    wanted = asks(question)
+    titles = {s.number: coverage(wanted, stems(s.title)) for s in sources}
+    ranked = sorted(score(sentences(sources), wanted, titles), key=lambda s: -s.value)
+    active = reader.reader()
+    for chance, item in active.read(ranked, wanted, sources):
+        number = [item.cand.number]
+        assert active.lead_chance(question, item.cand.text, number, sources) == chance
 
 
 GOLDEN_RIGHT = 4.1672

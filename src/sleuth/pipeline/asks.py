@@ -20,20 +20,23 @@ MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
     r"December)"
 )
+NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"forty|fifty|sixty|seventy|eighty|ninety|a hundred|several"
+)
 # (what the question looks like, what an answer holds, how the reasons name it)
 ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (
         re.compile(r"\bhow (?:long|old)\b", re.I),
         re.compile(
-            rf"\b\d[\d,.]*\s*(?:-\s*)?(?:{UNITS}|{LENGTHS})\b|\b(?:one|two|three|four|five|"
-            rf"six|seven|eight|nine|ten|twelve|thirty|ninety)\s+{UNITS}\b",
+            rf"\b\d[\d,.]*\s*(?:-\s*)?(?:{UNITS}|{LENGTHS})\b|\b(?:{NUMBER_WORDS})\s+{UNITS}\b",
             re.I,
         ),
         "a duration",
     ),
     (
         re.compile(r"\b(?:when|what (?:year|date|time)|which year|since when)\b", re.I),
-        re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b{MONTHS}\s+\d{{1,2}}\b"),
+        re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b{MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"),
         "a date",
     ),
     (

@@ -157,9 +157,10 @@ class Reader:
         self, question: str, sentence: str, numbers: Sequence[int], sources: Sequence[Source]
     ) -> float:
         """The probability that `sentence`, citing `numbers`, answers `question`: any writer's
-        lead claim. A quoted sentence is read where it stands; a model's own words are read in
-        the place of the cited page's sentence they share most words with."""
-        wanted = asks(question)
+        lead claim. A quoted sentence is read where it stands: among the sentences the reader
+        reads, with the probability the extractive writer saw (the same batch); a model's own
+        words are read in the place of the cited page's sentence they share most words with."""
+        wanted = asks(question.strip())  # as the engine hands the writer its question
         titles = title_cover(sources, wanted)
         ranked = sorted(score(sentences(sources), wanted, titles), key=lambda s: -s.value)
         pool = [s for s in ranked if s.cand.number in numbers]
@@ -167,6 +168,8 @@ class Reader:
             return 0.0
         own = stems(sentence)
         cand = max(pool, key=lambda s: jaccard(own, s.cand.tokens)).cand
+        if own == cand.tokens and any(s.cand is cand for s in ranked[:READ]):
+            return next(p for p, s in self.read(ranked, wanted, sources) if s.cand is cand)
         if own != cand.tokens:
             context = (cand.context | cand.tokens) - own
             cand = replace(cand, text=sentence, tokens=own, context=context)
