@@ -77,8 +77,8 @@ def team(
     procs = [start_serve(port, *flags, log=log) for port, log in zip(ports, logs, strict=True)]
     replicas = [f"http://127.0.0.1:{port}" for port in ports]
     try:
-        for replica, proc in zip(replicas, procs, strict=True):
-            _wait_ready(replica, proc)
+        for replica, proc, log in zip(replicas, procs, logs, strict=True):
+            _wait_ready(replica, proc, log)
         with front(ports, free_port()) as base:
             yield Team(base, replicas, procs, postgres_db)
     finally:

@@ -66,12 +66,16 @@ def sleuth_serve(testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]) -> It
         proc.communicate(timeout=60)
 
 
-def _wait_ready(base: str, proc: subprocess.Popen[str]) -> None:
+def _wait_ready(base: str, proc: subprocess.Popen[str], log: IO[str] | None = None) -> None:
+    """Until `sleuth serve` answers; if it exits first, the failure carries its log (from the
+    pipe, or from the file `log` names: a test's folder is gone by the time CI's log is read)."""
     for _ in range(300):
         if proc.poll() is not None:
-            raise AssertionError(
-                f"sleuth serve exited: {proc.stderr.read() if proc.stderr else ''}"
-            )
+            said = proc.stderr.read() if proc.stderr else ""
+            if log is not None:
+                log.flush()
+                said = Path(log.name).read_text(encoding="utf-8", errors="replace")[-4000:]
+            raise AssertionError(f"sleuth serve exited with {proc.returncode}: {said}")
         try:
             if httpx.get(base + "/healthz").status_code == 200:
                 return
