@@ -97,3 +97,37 @@ def test_yes_no_questions_are_told_from_others_by_their_last_clause() -> None:
     assert not asks("Procter & Gamble Co. was founded by a man who died in what year?").yes_no
     assert not asks("What do E. B. White and Dan Masterson have in common?").yes_no
     assert not asks("best laptops 2024?").yes_no
+
+
+def test_a_harm_found_absent_affirms_unless_the_question_asks_about_that_harm() -> None:
+    safe = asks("Is daily coffee safe for older adults?")
+    assert says("There were no complications in older adults drinking daily coffee.", safe) == "yes"
+    harm = asks("Does daily coffee cause complications in older adults?")
+    assert says("There were no complications in older adults drinking daily coffee.", harm) == "no"
+
+
+def test_a_concessive_opening_is_not_the_finding() -> None:
+    sentence = ("Although sleep did not differ between the groups, daily coffee significantly "
+                "improved memory in older adults.")  # fmt: skip
+    assert says(sentence, asks(QUESTION)) == "yes"
+
+
+def test_a_later_clause_about_the_same_finding_qualifies_it() -> None:
+    sentence = ("Daily coffee was associated with better memory in older adults, but this "
+                "association was not significant after adjustment for age.")  # fmt: skip
+    assert says(sentence, asks(QUESTION)) == "no"
+
+
+def test_words_that_hedge_only_in_a_hedging_phrase() -> None:
+    named = ("Memory of older adults improved significantly with daily coffee in mixed and in "
+             "single-sex groups.")  # fmt: skip
+    assert says(named, asks(QUESTION)) == "yes"
+    hedged = "Daily coffee improved memory in older adults, but the effect remains uncertain."
+    assert says(hedged, asks(QUESTION)) == "unsettled"
+
+
+def test_groups_alike_at_the_start_state_no_verdict() -> None:
+    sentence = "Coffee drinkers and older adults who drank none were similar with regard to age."
+    assert says(sentence, asks(QUESTION)) is None
+    text = answer(page("The coffee and memory groups were comparable in terms of age and sex."))
+    assert not text.startswith(("Yes", "No", "Unclear"))

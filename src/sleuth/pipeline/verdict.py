@@ -49,7 +49,9 @@ NEGATION = re.compile(
     r"\b(?:not|never|neither|nor|none|cannot|failed to|fails? to|unable to|no longer)\b|n['’]t\b"
     r"|\bno\s+(?:\w+\s+){0,3}?(?:difference|effect|association|correlation|relationship|change|"
     r"improvement|benefit|increase|decrease|reduction|impact|influence|evidence|advantage|role|"
-    r"link|relation|risk|impairment|alteration|sign|signs|case|cases|patient|patients)s?\b"
+    r"link|relation|risk|impairment|alteration|sign|signs|case|cases|patient|patients|value|"
+    r"predictor|factor|difference|concern|problem|complication|gain|superiority)s?\b"
+    r"|\bno\s+(?:\w+\s+){0,4}?(?:was|were) (?:found|identified|observed|detected|seen|noted)\b"
     r"|\b(?:non-?significant|insignificant|unaffected|unchanged|unrelated|independent of|"
     r"did not differ|similar (?:in|between|among|to)|comparable)\b"
     r"|\bp\s*(?:>|=|≥)\s*0?\.(?:0[5-9]|[1-9])",  # not significant at the usual 5% level
@@ -61,17 +63,22 @@ NO_DIFFERENCE = re.compile(
     r"differ|\b(?:similar|comparable|equivalent)\b",
     re.I,
 )
+# A difference found: what a question asking for sameness is denied by.
+DIFFERENCE = re.compile(r"\b(?:differ(?:s|ed)?|differences?|different)\b", re.I)
 # A question asking whether two things are alike ("as effective as", "an alternative to").
 SAMENESS = re.compile(
     r"\bas \w+ as\b|\b(?:same|similar|equivalent|comparable|alternative|substitute|replace|"
     r"equally)\b",
     re.I,
 )
+# An epistemic hedge on the finding itself. Words that also name things ("mixed episodes",
+# "uncertain LOC", "increased only marginally") are hedges only in a hedging phrase.
 HEDGE = re.compile(
-    r"\b(?:may|might|unclear|uncertain|inconclusive|controvers(?:y|ial)|remains? to be|"
+    r"\b(?:may|might|unclear|inconclusive|controvers(?:y|ial)|remains? to be|"
     r"further (?:studies|research|investigation|trials?)|not (?:clear|conclusive|known)|"
-    r"trend(?:ed)? (?:toward|towards)|tended to|borderline|marginal(?:ly)?|"
-    r"debated?|conflicting|mixed)\b",
+    r"(?:is|are|was|were|remains?) (?:still )?uncertain|"
+    r"trend(?:ed)? (?:toward|towards)|tended to|(?:borderline|marginal(?:ly)?) signific\w*|"
+    r"conflicting)\b",
     re.I,
 )
 FINDING = re.compile(
@@ -108,6 +115,41 @@ NOT_FINDINGS = re.compile(
     r"materials|measures|measurements|interventions?|procedures?)\b",
     re.I,
 )
+# A concessive opening clause: what the sentence grants before it states its finding.
+CONCESSIVE = re.compile(
+    r"^\s*(?:although|though|while|whereas|despite|in spite of)\b[^,;]*,\s*", re.I
+)
+# A clause whose subject is the finding the clause before it stated ("..., but this
+# relationship was not significant"), not another thing ("..., although it did not change
+# sleep").
+ANAPHOR = re.compile(
+    r"\s*(?:(?:this|these|that|those|such|the|which) (?:relation\w*|associations?|differences?|"
+    r"effects?|correlations?|findings?|trends?|increases?|decreases?|reductions?|"
+    r"improvements?|benefits?|advantages?)\b"
+    r"|(?:this|it|which) (?:was|were|is) not (?:statistically )?significant)",
+    re.I,
+)
+# A harm (complications, side effects, recurrence, deaths): found absent, it affirms that a
+# treatment is safe, feasible or works, unless the question asks about that harm itself.
+HARM = re.compile(
+    r"\b(?:complications?|adverse|side[- ]effects?|toxicit(?:y|ies)|recurrences?|relapses?|"
+    r"deaths?|mortality|morbidity|injur(?:y|ies)|infections?|failures?|bleeding|harm\w*|risks?)\b",
+    re.I,
+)
+HARM_ABSENT = re.compile(
+    r"\b(?:no|without|neither|nor|none of the)\s+(?:\w+\s+){0,3}?(?:"
+    + HARM.pattern.removeprefix(r"\b(?:").removesuffix(r")\b")
+    + r")\b",
+    re.I,
+)
+# A statement that the groups compared were alike at the start: a method, not a finding.
+BASELINE = re.compile(
+    r"\b(?:similar|comparable|did not differ|no (?:significant )?differences?)\b[^.;]{0,40}?"
+    r"\b(?:with regard to|in terms of|regarding|for|in)\s+(?:\w+\s+){0,2}?(?:age|sex|gender|"
+    r"baseline|demographic)|\bbaseline (?:characteristics|data|variables)\b[^.;]{0,30}"
+    r"\b(?:similar|comparable|did not differ)",
+    re.I,
+)
 RELATIVE = frozenset("who whom whose which that".split())
 NEGATED_QUESTION = re.compile(r"\b(?:not|never|no longer)\b|n['’]t\b", re.I)
 
@@ -128,14 +170,18 @@ def verdict(
     if not wanted.yes_no or wanted.chained:  # "are X and Y both ...": one sentence holds one
         return None
     about = pages_about(wanted, sources)
-    for _, item in read:
+    stating = []
+    for rank, (_, item) in enumerate(read):
         page = about.get(item.cand.number)
         if page is None or not states_finding(item.cand.text, under_heading(page, item)):
             continue
         said = says(item.cand.text, wanted)
         if said is not None:
-            return Verdict(said, item)
-    return None
+            stating.append((-len(item.cand.tokens & wanted.terms.keys()), rank, said, item))
+    if not stating:
+        return None
+    _, _, said, item = min(stating, key=lambda s: s[:2])
+    return Verdict(said, item)
 
 
 def says(sentence: str, wanted: Asks) -> Said | None:
@@ -179,22 +225,54 @@ def states_finding(sentence: str, heading: str | None = None) -> bool:
 
 
 def _polarity(sentence: str, wanted: Asks) -> Said | None:
-    terms = set(wanted.terms)
-    subject = set(wanted.subject or wanted.terms)
-    parts = [p for p in CLAUSE.split(sentence) if p.strip()]
-    named = [(len(stems(p) & terms), p) for p in parts if stems(p) & subject]
-    best = max((n for n, _ in named), default=0)
-    if best == 0 or not states_finding(sentence):
+    if not states_finding(sentence) or BASELINE.search(sentence):
         return None
-    clause = next(p for n, p in named if n == best)
+    clauses = _clauses(sentence, wanted)
+    if not clauses:
+        return None
+    # a later clause as much about the question that negates or hedges qualifies the first
+    clause = next((c for c in clauses[1:] if HEDGE.search(c) or _negated(c)), clauses[0])
     if HEDGE.search(clause):
         return "unsettled"
     if _negated(clause):
-        same = SAMENESS.search(wanted.question) and NO_DIFFERENCE.search(clause)
-        return "yes" if same else "no"
-    if FINDING.search(clause) or subject <= stems(sentence):
+        return _denied(clause, wanted)
+    if SAMENESS.search(wanted.question) and DIFFERENCE.search(clause):
+        return "no"
+    if FINDING.search(clause) or set(wanted.subject or wanted.terms) <= stems(sentence):
         return "yes"
     return None
+
+
+def _clauses(sentence: str, wanted: Asks) -> list[str]:
+    """The sentence's main clauses naming the most question terms, and any later clause that
+    qualifies them. A concessive opening ("Although A, B") is not the finding; a clause whose
+    subject is the finding before it ("..., but this relationship was not significant") names
+    what that clause names."""
+    terms = set(wanted.terms)
+    subject = set(wanted.subject or wanted.terms)
+    named: list[tuple[int, str]] = []
+    before: frozenset[str] = frozenset()
+    for part in CLAUSE.split(CONCESSIVE.sub("", sentence, count=1)):
+        if not part.strip():
+            continue
+        words = stems(part) | (before if ANAPHOR.match(part) else frozenset())
+        before = words
+        if words & subject:
+            named.append((len(words & terms), part))
+    best = max((n for n, _ in named), default=0)
+    return [p for n, p in named if n == best and best > 0]
+
+
+def _denied(clause: str, wanted: Asks) -> Said:
+    """What a negated clause says: no, unless what it finds absent is a harm the question does
+    not ask about ("no complications" affirms "is it safe?") or a difference a question asking
+    sameness hopes absent."""
+    if SAMENESS.search(wanted.question) and NO_DIFFERENCE.search(clause):
+        return "yes"
+    harm = HARM_ABSENT.search(clause)
+    if harm and not HARM.search(wanted.question):
+        return "yes"
+    return "no"
 
 
 def _negated(clause: str) -> bool:
