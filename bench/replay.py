@@ -94,6 +94,7 @@ class Replayed:
     hedged: bool  # opens by saying the sources do not contain the answer, then gives it
     overstated: bool  # graded high beside a reason naming a question term the passage lacks
     verdict: str | None = None  # yes / no / maybe the answer states, for a yes/no question
+    stated: bool | None = None  # yes/no question: the writer read a verdict from a sentence
 
 
 def replay(item: Evidence, sentences: int = 5) -> Replayed:
@@ -122,6 +123,7 @@ def replay(item: Evidence, sentences: int = 5) -> Replayed:
         hedged,
         overstated(done.confidence, done.confidence_reasons),
         stated,
+        composition.said is not None if item.yes_no else None,
     )
 
 
@@ -134,6 +136,8 @@ class Figures:
     hedged: Rate
     overstated: int
     verdict: Rate  # yes/no questions: the stated verdict is the gold one
+    stated: Rate  # yes/no questions: the writer read a verdict from a sentence...
+    stated_right: Rate  # ...and how often that one is the gold one
     given: dict[str, Rate]  # share of answers at each confidence level
     right: dict[str, Rate]  # how often an answer at that level is right
 
@@ -148,6 +152,8 @@ def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
         hedged=rate_of(r.hedged for _, r in pairs),
         overstated=sum(r.overstated for _, r in pairs),
         verdict=rate_of(r.right if i.yes_no else None for i, r in pairs),
+        stated=rate_of(r.stated for _, r in pairs),
+        stated_right=rate_of(r.right for _, r in pairs if r.stated),
         given={g: rate_of(r.confidence == g for _, r in pairs) for g in LEVELS},
         right={g: rate_of(r.right for _, r in pairs if r.confidence == g) for g in LEVELS},
     )
@@ -160,6 +166,8 @@ def table(label: str, f: Figures, answerable: bool) -> str:
         rows.append(f"  answer in the text             {fmt_rate(f.in_text)}")
     if answerable and f.verdict.n:
         rows.append(f"  verdict right (yes/no)         {fmt_rate(f.verdict)}")
+        rows.append(f"    read from a sentence         {fmt_rate(f.stated)}")
+        rows.append(f"    right when read              {fmt_rate(f.stated_right)}")
     rows.append(f"  says the sources don't say     {fmt_rate(f.declined)}")
     if answerable:
         rows.append(f"  says so, then gives the answer {fmt_rate(f.hedged)}")

@@ -4,7 +4,7 @@ sentence: yes, no, or unclear — and none at all when no sentence states one.""
 from __future__ import annotations
 
 from sleuth.pipeline.asks import asks
-from sleuth.pipeline.verdict import says
+from sleuth.pipeline.verdict import defined, says
 from sleuth.pipeline.write.extractive import compose, render
 from sleuth.types import Passage, Source
 
@@ -110,6 +110,7 @@ def test_a_concessive_opening_is_not_the_finding() -> None:
     sentence = ("Although sleep did not differ between the groups, daily coffee significantly "
                 "improved memory in older adults.")  # fmt: skip
     assert says(sentence, asks(QUESTION)) == "yes"
+    assert says(f"RESULTS: {sentence}", asks(QUESTION)) == "yes"
 
 
 def test_a_later_clause_about_the_same_finding_qualifies_it() -> None:
@@ -131,3 +132,36 @@ def test_groups_alike_at_the_start_state_no_verdict() -> None:
     assert says(sentence, asks(QUESTION)) is None
     text = answer(page("The coffee and memory groups were comparable in terms of age and sex."))
     assert not text.startswith(("Yes", "No", "Unclear"))
+
+
+def test_a_hyphenated_word_names_its_parts() -> None:
+    wanted = asks("Does coffee improve memory?")
+    assert (
+        says("Coffee-drinkers recalled significantly more words than abstainers.", wanted) == "yes"
+    )
+
+
+def test_an_abbreviation_the_page_defines_names_what_it_stands_for() -> None:
+    text = (
+        "Hyperbaric oxygen (HBO) and wound healing\nMETHODS: Patients with foot ulcers received "
+        "hyperbaric oxygen (HBO) or standard care.\nRESULTS: Ulcers closed significantly faster "
+        "with HBO than with standard care."
+    )
+    source = Source(1, "http://journal.example/hbo", "Wound healing", 1.0,
+                    (Passage(text, 1.0, 0),), text=text)  # fmt: skip
+    wanted = asks("Does hyperbaric oxygen speed the healing of foot ulcers?")
+    short = defined(source)
+    assert short["HBO"] == frozenset({"hyperbaric", "oxygen"})
+    sentence = "Wounds closed significantly faster with HBO."
+    assert says(sentence, wanted) is None
+    assert says(sentence, wanted, short) == "yes"
+    assert answer(source, question=wanted.question).startswith("Yes. ")
+
+
+def test_a_tested_result_under_the_results_heading_is_about_the_pages_study() -> None:
+    wanted = asks(QUESTION)
+    tested = "Recall scores rose significantly in the first group (p < 0.01)."
+    untested = "Recall scores rose in the first group."
+    assert says(tested, wanted) is None  # names nothing the question asks about...
+    assert says(tested, wanted, in_results=True) == "yes"  # ...but reports the study's result
+    assert says(untested, wanted, in_results=True) is None

@@ -6,33 +6,44 @@ finding about the question, never guessed (a "yes" because yes is common):
 
 * it stands on a page about the question: one naming at least half of the question's key
   terms and nearly as many as the page naming most; its own clause names one of the terms
-  that say what the question is about (not only a frame word such as "located");
+  that say what the question is about (not only a frame word such as "located"). A hyphenated
+  word names its parts ("breast-feeding" names "breast") and an abbreviation the page defines
+  ("hyperbaric oxygen (HBO)") names the words it stands for. Under the page's results heading
+  a sentence reporting a tested result ("significantly", "p < 0.05") is about the page's own
+  study even when it names none of them;
 * the question asks one thing: "are X and Y both ..." needs two facts, which one sentence
   rarely holds, so it gets no verdict;
 * it states a finding, not what a study set out to do or how ("to determine whether", "were
-  compared", "we examined");
-* no: a negation scoped over a clause that names a question term — "was not associated with",
-  "no significant difference in", "did not improve", "failed to". A negation in another clause
-  ("..., although it did not change sleep") is about another predicate and says nothing;
+  compared", "we examined"), nor that the groups compared were alike at the start ("similar
+  with regard to age and sex");
+* the clause read is the one naming most question terms, past a concessive opening ("Although
+  A, B" states B); a later clause about the same finding that negates or hedges it qualifies
+  it ("..., but this association was not significant after adjustment");
+* no: a negation scoped over that clause — "was not associated with", "no significant
+  difference in", "did not improve", "failed to". A negation in another clause ("..., although
+  it did not change sleep") is about another predicate and says nothing. A harm found absent
+  ("no complications") affirms, unless the question asks about that harm;
 * not settled: that clause hedges — "may", "unclear", "remains controversial", "further
-  studies are needed";
+  studies are needed" (a word that also names things, "mixed" or "uncertain", only in a
+  hedging phrase);
 * yes: that clause affirms a finding — a comparison, a change, an association, a significant
   result — or the sentence names every term of the question's subject and affirms them;
 * a question that is itself negated ("X does not affect Y?") turns a "no" into a "yes" and back,
   and one asking sameness ("as effective as", "an alternative to") is affirmed by a difference
-  found absent.
+  found absent and denied by one found.
 
-Of the sentences that state one, the verdict is the one the reader (`reader.py`) rates likeliest
-to answer the question; the answer opens with it and cites the sentence it is read from.
+Of the sentences that state one, the verdict is the one naming most question terms (the reader,
+`reader.py`, breaks ties); the answer opens with it and cites the sentence it is read from.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..text import stem
 from ..types import Source
 from .asks import Asks, coverage
 from .sentences import Scored, stems
@@ -150,6 +161,14 @@ BASELINE = re.compile(
     r"\b(?:similar|comparable|did not differ)",
     re.I,
 )
+# An abbreviation, and a page defining one: "hyperbaric oxygen (HBO)".
+SHORT = re.compile(r"\b[A-Za-z]*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b")
+DEFINED = re.compile(
+    r"(?P<before>(?:[\w'-]+\s+){1,12})\((?P<short>[A-Za-z]*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)"
+    r"s?\)"
+)
+STATISTIC = re.compile(r"\bsignifican\w*|\bp\s*[<=>≤≥]\s*0?\.\d|\bNS\b", re.I)
+RESULTS = re.compile(r"\b(?:results?|findings?)\b", re.I)
 RELATIVE = frozenset("who whom whose which that".split())
 NEGATED_QUESTION = re.compile(r"\b(?:not|never|no longer)\b|n['’]t\b", re.I)
 
@@ -165,29 +184,46 @@ class Verdict:
 def verdict(
     read: Sequence[tuple[float, Scored]], wanted: Asks, sources: Sequence[Source]
 ) -> Verdict | None:
-    """The verdict of the reader's likeliest sentence (`read` is in its order) that states one
-    on a page about the question, or None when no sentence states one."""
+    """The verdict of the sentence on a page about the question that states one and names the
+    most question terms (the reader's order, `read`, breaks ties), or None when none states
+    one."""
     if not wanted.yes_no or wanted.chained:  # "are X and Y both ...": one sentence holds one
         return None
-    about = pages_about(wanted, sources)
-    stating = []
-    for rank, (_, item) in enumerate(read):
-        page = about.get(item.cand.number)
-        if page is None or not states_finding(item.cand.text, under_heading(page, item)):
-            continue
-        said = says(item.cand.text, wanted)
-        if said is not None:
-            stating.append((-len(item.cand.tokens & wanted.terms.keys()), rank, said, item))
+    stating = sorted(_stating(read, wanted, pages_about(wanted, sources)), key=lambda s: s[:2])
     if not stating:
         return None
-    _, _, said, item = min(stating, key=lambda s: s[:2])
+    _, _, said, item = stating[0]
     return Verdict(said, item)
 
 
-def says(sentence: str, wanted: Asks) -> Said | None:
+def _stating(
+    read: Sequence[tuple[float, Scored]], wanted: Asks, about: Mapping[int, Source]
+) -> Iterable[tuple[int, int, Said, Scored]]:
+    """Each sentence stating a verdict: minus the question terms it names, its place in the
+    reader's order, the verdict, the sentence."""
+    short = {number: defined(page) for number, page in about.items()}
+    terms = _pieces(wanted.terms)
+    for rank, (_, item) in enumerate(read):
+        page = about.get(item.cand.number)
+        head = under_heading(page, item) if page is not None else None
+        if page is None or not states_finding(item.cand.text, head):
+            continue
+        in_results = bool(head and RESULTS.search(head))
+        said = says(item.cand.text, wanted, short[page.number], in_results)
+        if said is not None:
+            named = _named(item.cand.text, short[page.number]) & terms
+            yield -len(named), rank, said, item
+
+
+def says(
+    sentence: str,
+    wanted: Asks,
+    short: Mapping[str, frozenset[str]] | None = None,
+    in_results: bool = False,
+) -> Said | None:
     """What one sentence says to the yes/no question (the rules above), None when it says
     nothing: a verdict any writer's cited sentence can be checked against."""
-    said = _polarity(sentence, wanted)
+    said = _polarity(sentence, wanted, short or {}, in_results)
     if said is None or not NEGATED_QUESTION.search(wanted.question):
         return said
     return {"yes": "no", "no": "yes"}.get(said, said)  # type: ignore[return-value]
@@ -224,10 +260,15 @@ def states_finding(sentence: str, heading: str | None = None) -> bool:
     return heading is None or not NOT_FINDINGS.search(heading)
 
 
-def _polarity(sentence: str, wanted: Asks) -> Said | None:
+def _polarity(
+    sentence: str, wanted: Asks, short: Mapping[str, frozenset[str]], in_results: bool
+) -> Said | None:
     if not states_finding(sentence) or BASELINE.search(sentence):
         return None
-    clauses = _clauses(sentence, wanted)
+    clauses = _clauses(sentence, wanted, short)
+    if not clauses and in_results:
+        first = CONCESSIVE.sub("", sentence.split(": ", 1)[-1], count=1)
+        clauses = [first] if STATISTIC.search(first) else []
     if not clauses:
         return None
     # a later clause as much about the question that negates or hedges qualifies the first
@@ -243,24 +284,55 @@ def _polarity(sentence: str, wanted: Asks) -> Said | None:
     return None
 
 
-def _clauses(sentence: str, wanted: Asks) -> list[str]:
-    """The sentence's main clauses naming the most question terms, and any later clause that
-    qualifies them. A concessive opening ("Although A, B") is not the finding; a clause whose
-    subject is the finding before it ("..., but this relationship was not significant") names
-    what that clause names."""
-    terms = set(wanted.terms)
-    subject = set(wanted.subject or wanted.terms)
+def _clauses(sentence: str, wanted: Asks, short: Mapping[str, frozenset[str]]) -> list[str]:
+    """The sentence's clauses naming the most question terms (a later one may qualify the
+    first). A concessive opening ("Although A, B", also after a heading) is not the finding; a
+    clause whose subject is the finding before it ("..., but this relationship was not
+    significant") names what that clause names."""
+    terms = _pieces(wanted.terms)
+    subject = _pieces(wanted.subject or wanted.terms)
     named: list[tuple[int, str]] = []
     before: frozenset[str] = frozenset()
-    for part in CLAUSE.split(CONCESSIVE.sub("", sentence, count=1)):
+    for part in (CONCESSIVE.sub("", p, count=1) for p in CLAUSE.split(sentence)):
         if not part.strip():
             continue
-        words = stems(part) | (before if ANAPHOR.match(part) else frozenset())
+        words = _named(part, short) | (before if ANAPHOR.match(part) else frozenset())
         before = words
         if words & subject:
             named.append((len(words & terms), part))
     best = max((n for n, _ in named), default=0)
     return [p for n, p in named if n == best and best > 0]
+
+
+def _named(text: str, short: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """The stems a text names: a hyphenated word names its parts too ("breast-feeding" names
+    "breast"), and an abbreviation its page defines names the words it stands for."""
+    named = _pieces(stems(text))
+    for word in SHORT.findall(text):
+        named |= short.get(word, frozenset())
+    return frozenset(named)
+
+
+def defined(source: Source) -> dict[str, frozenset[str]]:
+    """The abbreviations a page defines, "long form (LF)", each with the stems of its long
+    form: the words before the parenthesis from the last one starting with the abbreviation's
+    first letter, at most two words per letter (Schwartz and Hearst's rule, simplified)."""
+    out: dict[str, frozenset[str]] = {}
+    for match in DEFINED.finditer(source.text or ""):
+        short = match.group("short")
+        words = match.group("before").split()[-2 * len(short) :]
+        starts = [i for i, w in enumerate(words) if w[:1].lower() == short[0].lower()]
+        if starts and short not in out:
+            out[short] = stems(" ".join(words[starts[0] :]))
+    return out
+
+
+def _pieces(keys: Iterable[str]) -> set[str]:
+    out = set(keys)
+    for key in keys:
+        if "-" in key:
+            out.update(stem(p) for p in key.split("-") if len(p) > 3)
+    return out
 
 
 def _denied(clause: str, wanted: Asks) -> Said:
