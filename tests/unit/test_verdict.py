@@ -104,6 +104,10 @@ def test_a_harm_found_absent_affirms_unless_the_question_asks_about_that_harm() 
     assert says("There were no complications in older adults drinking daily coffee.", safe) == "yes"
     harm = asks("Does daily coffee cause complications in older adults?")
     assert says("There were no complications in older adults drinking daily coffee.", harm) == "no"
+    averts = asks("Does daily coffee prevent complications in older adults?")
+    assert (
+        says("There were no complications in older adults drinking daily coffee.", averts) == "yes"
+    )
 
 
 def test_a_concessive_opening_is_not_the_finding() -> None:
@@ -125,6 +129,13 @@ def test_words_that_hedge_only_in_a_hedging_phrase() -> None:
     assert says(named, asks(QUESTION)) == "yes"
     hedged = "Daily coffee improved memory in older adults, but the effect remains uncertain."
     assert says(hedged, asks(QUESTION)) == "unsettled"
+    nominal = "Daily coffee improved memory in older adults, nominally significant at p = 0.04."
+    assert says(nominal, asks(QUESTION)) == "unsettled"
+
+
+def test_a_finding_without_statistical_significance_answers_no() -> None:
+    sentence = "Daily coffee improved memory in older adults, without statistical significance."
+    assert says(sentence, asks(QUESTION)) == "no"
 
 
 def test_groups_alike_at_the_start_state_no_verdict() -> None:

@@ -63,8 +63,9 @@ NEGATION = re.compile(
     r"link|relation|risk|impairment|alteration|sign|signs|case|cases|patient|patients|value|"
     r"predictor|factor|difference|concern|problem|complication|gain|superiority)s?\b"
     r"|\bno\s+(?:\w+\s+){0,4}?(?:was|were) (?:found|identified|observed|detected|seen|noted)\b"
-    r"|\b(?:non-?significant|insignificant|unaffected|unchanged|unrelated|independent of|"
-    r"did not differ|similar (?:in|between|among|to)|comparable)\b"
+    r"|\b(?:non-?significant|insignificant|without (?:statistical )?significance|unaffected|"
+    r"unchanged|unrelated|independent of|did not differ|similar (?:in|between|among|to)|"
+    r"comparable)\b"
     r"|\bp\s*(?:>|=|≥)\s*0?\.(?:0[5-9]|[1-9])",  # not significant at the usual 5% level
     re.I,
 )
@@ -88,7 +89,8 @@ HEDGE = re.compile(
     r"\b(?:may|might|unclear|inconclusive|controvers(?:y|ial)|remains? to be|"
     r"further (?:studies|research|investigation|trials?)|not (?:clear|conclusive|known)|"
     r"(?:is|are|was|were|remains?) (?:still )?uncertain|"
-    r"trend(?:ed)? (?:toward|towards)|tended to|(?:borderline|marginal(?:ly)?) signific\w*|"
+    r"trend(?:ed)? (?:toward|towards)|tended to|"
+    r"(?:borderline|marginal(?:ly)?|nominal(?:ly)?) signific\w*|"
     r"conflicting)\b",
     re.I,
 )
@@ -151,6 +153,12 @@ HARM_ABSENT = re.compile(
     r"\b(?:no|without|neither|nor|none of the)\s+(?:\w+\s+){0,3}?(?:"
     + HARM.pattern.removeprefix(r"\b(?:").removesuffix(r")\b")
     + r")\b",
+    re.I,
+)
+# A question asking whether something averts a harm ("does X prevent seroma?").
+AVERTS = re.compile(
+    r"\b(?:prevent\w*|reduc\w*|decreas\w*|lower\w*|protect\w*|avoid\w*|minimi[sz]\w*|"
+    r"limit\w*|safe\w*)\b",
     re.I,
 )
 # A statement that the groups compared were alike at the start: a method, not a finding.
@@ -337,12 +345,14 @@ def _pieces(keys: Iterable[str]) -> set[str]:
 
 def _denied(clause: str, wanted: Asks) -> Said:
     """What a negated clause says: no, unless what it finds absent is a harm the question does
-    not ask about ("no complications" affirms "is it safe?") or a difference a question asking
-    sameness hopes absent."""
+    not ask about or asks to avert ("no complications" affirms "is it safe?" and "does it
+    prevent complications?", and denies "does it cause complications?"), or a difference a
+    question asking sameness hopes absent."""
     if SAMENESS.search(wanted.question) and NO_DIFFERENCE.search(clause):
         return "yes"
-    harm = HARM_ABSENT.search(clause)
-    if harm and not HARM.search(wanted.question):
+    if HARM_ABSENT.search(clause) and (
+        not HARM.search(wanted.question) or AVERTS.search(wanted.question)
+    ):
         return "yes"
     return "no"
 
