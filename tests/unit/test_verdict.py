@@ -4,7 +4,7 @@ sentence: yes, no, or unclear — and none at all when no sentence states one.""
 from __future__ import annotations
 
 from sleuth.pipeline.asks import asks
-from sleuth.pipeline.verdict import defined, says
+from sleuth.pipeline.verdict import defined, says, states_finding
 from sleuth.pipeline.write.extractive import compose, render
 from sleuth.types import Passage, Source
 
@@ -99,11 +99,13 @@ def test_yes_no_questions_are_told_from_others_by_their_last_clause() -> None:
     assert not asks("best laptops 2024?").yes_no
 
 
-def test_a_harm_found_absent_affirms_unless_the_question_asks_about_that_harm() -> None:
+def test_a_harm_found_absent_affirms_only_a_question_asking_safety_or_averting_it() -> None:
     safe = asks("Is daily coffee safe for older adults?")
     assert says("There were no complications in older adults drinking daily coffee.", safe) == "yes"
     harm = asks("Does daily coffee cause complications in older adults?")
     assert says("There were no complications in older adults drinking daily coffee.", harm) == "no"
+    delays = asks("Does daily coffee delay sleep in older adults?")
+    assert says("No complications delayed sleep in older adults drinking coffee.", delays) == "no"
     averts = asks("Does daily coffee prevent complications in older adults?")
     assert (
         says("There were no complications in older adults drinking daily coffee.", averts) == "yes"
@@ -176,3 +178,16 @@ def test_a_tested_result_under_the_results_heading_is_about_the_pages_study() ->
     assert says(tested, wanted) is None  # names nothing the question asks about...
     assert says(tested, wanted, in_results=True) == "yes"  # ...but reports the study's result
     assert says(untested, wanted, in_results=True) is None
+
+
+def test_a_heading_naming_results_holds_findings_even_beside_methods() -> None:
+    text = (
+        "Coffee and memory in older adults\nOBJECTIVE: To determine whether daily coffee "
+        "improves memory in older adults.\nMETHODS AND RESULTS: Daily coffee significantly "
+        "improved memory in older adults over five years."
+    )
+    source = Source(1, "http://journal.example/1", "Coffee and memory in older adults", 1.0,
+                    (Passage(text, 1.0, 0),), text=text)  # fmt: skip
+    assert states_finding("Daily coffee improved memory.", "METHODS AND RESULTS")
+    assert not states_finding("Daily coffee improved memory.", "METHODS")
+    assert answer(source).startswith("Yes. ")

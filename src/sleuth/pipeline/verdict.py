@@ -22,7 +22,8 @@ finding about the question, never guessed (a "yes" because yes is common):
 * no: a negation scoped over that clause — "was not associated with", "no significant
   difference in", "did not improve", "failed to". A negation in another clause ("..., although
   it did not change sleep") is about another predicate and says nothing. A harm found absent
-  ("no complications") affirms, unless the question asks about that harm;
+  ("no complications") affirms a question asking whether something is safe, feasible or averts
+  a harm;
 * not settled: that clause hedges — "may", "unclear", "remains controversial", "further
   studies are needed" (a word that also names things, "mixed" or "uncertain", only in a
   hedging phrase);
@@ -143,7 +144,7 @@ ANAPHOR = re.compile(
     re.I,
 )
 # A harm (complications, side effects, recurrence, deaths): found absent, it affirms that a
-# treatment is safe, feasible or works, unless the question asks about that harm itself.
+# treatment is safe or feasible, or averts a harm, when the question asks that (AVERTS).
 HARM = re.compile(
     r"\b(?:complications?|adverse|side[- ]effects?|toxicit(?:y|ies)|recurrences?|relapses?|"
     r"deaths?|mortality|morbidity|injur(?:y|ies)|infections?|failures?|bleeding|harm\w*|risks?)\b",
@@ -155,10 +156,10 @@ HARM_ABSENT = re.compile(
     + r")\b",
     re.I,
 )
-# A question asking whether something averts a harm ("does X prevent seroma?").
+# A question asking whether something averts a harm or is safe ("does X prevent seroma?").
 AVERTS = re.compile(
     r"\b(?:prevent\w*|reduc\w*|decreas\w*|lower\w*|protect\w*|avoid\w*|minimi[sz]\w*|"
-    r"limit\w*|safe\w*)\b",
+    r"limit\w*|safe\w*|feasib\w*|possible|acceptab\w*|tolera\w*|well tolerated)\b",
     re.I,
 )
 # A statement that the groups compared were alike at the start: a method, not a finding.
@@ -265,7 +266,9 @@ def states_finding(sentence: str, heading: str | None = None) -> bool:
     """The sentence is no aim, method or background claim (by its words and its heading)."""
     if UNSTATED.search(sentence) or UNSTATED_BACKGROUND.search(sentence):
         return False
-    return heading is None or not NOT_FINDINGS.search(heading)
+    if heading is None or RESULTS.search(heading):  # "METHODS AND RESULTS" holds findings
+        return True
+    return not NOT_FINDINGS.search(heading)
 
 
 def _polarity(
@@ -344,15 +347,13 @@ def _pieces(keys: Iterable[str]) -> set[str]:
 
 
 def _denied(clause: str, wanted: Asks) -> Said:
-    """What a negated clause says: no, unless what it finds absent is a harm the question does
-    not ask about or asks to avert ("no complications" affirms "is it safe?" and "does it
-    prevent complications?", and denies "does it cause complications?"), or a difference a
-    question asking sameness hopes absent."""
+    """What a negated clause says: no, unless what it finds absent is a harm and the question
+    asks whether something is safe, feasible or averts a harm ("no complications" affirms "is
+    it safe?" and "does it prevent complications?", and denies "does it cause complications?"
+    and "does it delay treatment?"), or a difference a question asking sameness hopes absent."""
     if SAMENESS.search(wanted.question) and NO_DIFFERENCE.search(clause):
         return "yes"
-    if HARM_ABSENT.search(clause) and (
-        not HARM.search(wanted.question) or AVERTS.search(wanted.question)
-    ):
+    if HARM_ABSENT.search(clause) and AVERTS.search(wanted.question):
         return "yes"
     return "no"
 
