@@ -191,3 +191,16 @@ def test_a_heading_naming_results_holds_findings_even_beside_methods() -> None:
     assert states_finding("Daily coffee improved memory.", "METHODS AND RESULTS")
     assert not states_finding("Daily coffee improved memory.", "METHODS")
     assert answer(source).startswith("Yes. ")
+
+
+def test_that_after_a_verb_of_finding_opens_the_finding_not_a_relative_clause() -> None:
+    shown = "The trial showed that daily coffee did not improve memory in older adults."
+    assert says(shown, asks(QUESTION)) == "no"
+    relative = "Older adults that did not smoke had significantly better memory with coffee."
+    assert says(relative, asks(QUESTION)) == "yes"
+
+
+def test_a_question_asking_equality_is_denied_by_a_difference_found() -> None:
+    wanted = asks("Is memory with decaffeinated coffee equal to memory with regular coffee?")
+    found = "Memory differed significantly between decaffeinated and regular coffee drinkers."
+    assert says(found, wanted) == "no"

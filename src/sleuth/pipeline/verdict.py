@@ -81,7 +81,7 @@ DIFFERENCE = re.compile(r"\b(?:differ(?:s|ed)?|differences?|different)\b", re.I)
 # A question asking whether two things are alike ("as effective as", "an alternative to").
 SAMENESS = re.compile(
     r"\bas \w+ as\b|\b(?:same|similar|equivalent|comparable|alternative|substitute|replace|"
-    r"equally)\b",
+    r"equal|equally)\b",
     re.I,
 )
 # An epistemic hedge on the finding itself. Words that also name things ("mixed episodes",
@@ -178,6 +178,11 @@ DEFINED = re.compile(
 )
 STATISTIC = re.compile(r"\bsignifican\w*|\bp\s*[<=>≤≥]\s*0?\.\d|\bNS\b", re.I)
 RESULTS = re.compile(r"\b(?:results?|findings?)\b", re.I)
+COMPLEMENT = re.compile(
+    r"\b(?:show\w*|found|find\w*|reveal\w*|demonstrat\w*|indicat\w*|suggest\w*|confirm\w*|"
+    r"note\w*|observ\w*|conclud\w*|report\w*) that\b",
+    re.I,
+)
 RELATIVE = frozenset("who whom whose which that".split())
 NEGATED_QUESTION = re.compile(r"\b(?:not|never|no longer)\b|n['’]t\b", re.I)
 
@@ -360,9 +365,10 @@ def _denied(clause: str, wanted: Asks) -> Said:
 
 def _negated(clause: str) -> bool:
     """A negation in the clause's own predicate, not in a relative clause inside it ("patients
-    who did not receive ...")."""
+    who did not receive ..."). A "that" after a verb of finding opens the finding itself ("this
+    showed that age did not affect ...")."""
     for match in NEGATION.finditer(clause):
-        before = clause[: match.start()].lower().split()[-4:]
+        before = COMPLEMENT.sub(" ", clause[: match.start()]).lower().split()[-4:]
         if not RELATIVE.intersection(before):
             return True
     return False
