@@ -107,6 +107,7 @@ def test_a_harm_found_absent_affirms_only_a_question_asking_safety_or_averting_i
     delays = asks("Does daily coffee delay sleep in older adults?")
     assert says("No complications delayed sleep in older adults drinking coffee.", delays) == "no"
     averts = asks("Does daily coffee prevent complications in older adults?")
+    assert says("Older adults drinking coffee did not develop complications.", averts) == "yes"
     assert (
         says("There were no complications in older adults drinking daily coffee.", averts) == "yes"
     )

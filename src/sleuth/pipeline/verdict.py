@@ -151,9 +151,8 @@ HARM = re.compile(
     re.I,
 )
 HARM_ABSENT = re.compile(
-    r"\b(?:no|without|neither|nor|none of the)\s+(?:\w+\s+){0,3}?(?:"
-    + HARM.pattern.removeprefix(r"\b(?:").removesuffix(r")\b")
-    + r")\b",
+    r"(?:\b(?:no|without|neither|nor|none of the)\s+(?:\w+\s+){0,3}?|\b(?:not|never)\s+"
+    r"(?:\w+\s+){0,4}?)(?:" + HARM.pattern.removeprefix(r"\b(?:").removesuffix(r")\b") + r")\b",
     re.I,
 )
 # A question asking whether something averts a harm or is safe ("does X prevent seroma?").
