@@ -1,6 +1,7 @@
 """Yes/no questions get the verdict their evidence states (issue 25 item 5), on the loopback
 test web through the CLI with no LLM: a stated finding answers "Yes.", a negated one "No.", a
-hedged one "Unclear", and a page about something else gives no verdict at all."""
+hedged one "Unclear"; a page stating only what its study set out to do, or a page about
+something else, gives no verdict at all."""
 
 from __future__ import annotations
 
@@ -58,6 +59,14 @@ PAGES = {
             "too small to be sure.",
         ),
     ),
+    "unstated": (
+        "http://trials.example.org/dorvane-knee",
+        _abstract(
+            "Dorvane and knee pain in runners",
+            ("OBJECTIVE", "To determine whether daily dorvane reduces knee pain in runners."),
+            ("METHODS", "Runners with knee pain were randomised to daily dorvane or placebo."),
+        ),
+    ),
     "unrelated": (
         "http://bridges.example.org/orlen-viaduct",
         _abstract(
@@ -71,6 +80,7 @@ QUESTIONS = {
     "stated": ("Does daily velorin reduce knee pain in runners?", "velorin"),
     "negated": ("Does daily brumaxol reduce knee pain in runners?", "brumaxol"),
     "hedged": ("Does daily cendrite reduce knee pain in runners?", "cendrite"),
+    "unstated": ("Does daily dorvane reduce knee pain in runners?", "dorvane"),
     "unrelated": ("Does daily zolvane reduce knee pain in runners?", "zolvane"),
 }
 
@@ -114,4 +124,11 @@ def test_a_page_about_something_else_gives_no_verdict(
     testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = lead(testweb_env, capsys, "unrelated")
+    assert not text.startswith(VERDICTS)
+
+
+def test_a_page_stating_only_its_aim_and_methods_gives_no_verdict(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = lead(testweb_env, capsys, "unstated")
     assert not text.startswith(VERDICTS)
