@@ -4,7 +4,7 @@ sentence: yes, no, or unclear — and none at all when no sentence states one.""
 from __future__ import annotations
 
 from sleuth.pipeline.asks import asks
-from sleuth.pipeline.verdict import defined, says, states_finding
+from sleuth.pipeline.verdict import defined, says, says_in, states_finding
 from sleuth.pipeline.write.extractive import compose, render
 from sleuth.types import Passage, Source
 
@@ -170,6 +170,10 @@ def test_an_abbreviation_the_page_defines_names_what_it_stands_for() -> None:
     assert says(sentence, wanted) is None
     assert says(sentence, wanted, short) == "yes"
     assert answer(source, question=wanted.question).startswith("Yes. ")
+    # the confidence rule reads the cited lead where it stands, as the verdict was read
+    lead = "RESULTS: Ulcers closed significantly faster with HBO than with standard care [1]."
+    assert says_in(lead, asks("Does hyperbaric oxygen speed healing?"), [source]) == "yes"
+    assert says(lead, asks("Does hyperbaric oxygen speed healing?")) is None
 
 
 def test_a_tested_result_under_the_results_heading_is_about_the_pages_study() -> None:

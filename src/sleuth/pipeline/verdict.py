@@ -182,6 +182,7 @@ COMPLEMENT = re.compile(
     r"note\w*|observ\w*|conclud\w*|report\w*) that\b",
     re.I,
 )
+CITE = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 RELATIVE = frozenset("who whom whose which that".split())
 NEGATED_QUESTION = re.compile(r"\b(?:not|never|no longer)\b|n['’]t\b", re.I)
 
@@ -242,6 +243,20 @@ def says(
     return {"yes": "no", "no": "yes"}.get(said, said)  # type: ignore[return-value]
 
 
+def says_in(sentence: str, wanted: Asks, cited: Sequence[Source]) -> Said | None:
+    """What a cited sentence says, read where it stands on a page it cites: with the
+    abbreviations that page defines and under its heading, as `verdict` read it."""
+    words = CITE.sub(" ", sentence).split()[:8]
+    place = re.compile(r"\s+".join(map(re.escape, words))) if words else None
+    for source in cited:
+        found = place.search(source.text or "") if place else None
+        if found is not None:
+            heading = heading_at(source, found.start())
+            in_results = bool(heading and RESULTS.search(heading))
+            return says(sentence, wanted, defined(source), in_results)
+    return says(sentence, wanted)
+
+
 def pages_about(wanted: Asks, sources: Sequence[Source]) -> dict[int, Source]:
     """The pages most about the question: those naming nearly as many of its key terms as the
     page naming most (and at least STANDING of them). Another page's finding is about
@@ -258,9 +273,13 @@ def _page_stems(source: Source) -> frozenset[str]:
 
 def under_heading(source: Source, item: Scored) -> str | None:
     """The heading of the page section the sentence stands in, if any."""
+    return heading_at(source, item.cand.offset)
+
+
+def heading_at(source: Source, offset: int) -> str | None:
     label = None
     for match in HEADING.finditer(source.text or ""):
-        if match.start() > item.cand.offset:
+        if match.start() > offset:
             break
         label = match.group("label")
     return label
