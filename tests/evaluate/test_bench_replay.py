@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from bench.replay import Evidence, figures, main, replay
+from bench.replay import Evidence, figures, held_out, main, replay
 
 from sleuth.types import Passage, Source
 
@@ -104,3 +104,20 @@ def test_a_verdict_read_from_a_sentence_is_counted_apart(
     printed = capsys.readouterr().out
     assert "verdict right (yes/no)         0.50" in printed
     assert "right when read              1.00" in printed
+
+
+def test_the_design_and_held_out_parts_split_the_questions_by_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [f"pubmedqa-{n}" for n in range(200)]
+    held = [i for i in ids if held_out(i)]
+    assert 60 < len(held) < 100  # about two fifths
+    assert held == [i for i in ids if held_out(i)]  # fixed by the id, not by the run
+    items = [Evidence(i, Q, ("Herman Melville",), True, ()) for i in ids[:10]]
+    path = tmp_path / "split.jsonl"
+    path.write_text("".join(json.dumps(i.to_json()) + "\n" for i in items))
+    counts = []
+    for part in ("design", "held-out"):
+        assert main(["score", str(path), "--part", part]) == 0
+        counts.append(int(capsys.readouterr().out.split("(n=")[1].split(")")[0]))
+    assert counts == [sum(not held_out(i.id) for i in items), sum(held_out(i.id) for i in items)]
