@@ -10,12 +10,17 @@ exactly the same evidence, in seconds rather than a minute of research per try.
     python -m bench.replay collect ../shared/bench/questions.jsonl --dataset nq_open_oracle \\
         --limit 300 --seed 11 --out /tmp/nq.jsonl [--hidden]
     python -m bench.replay score /tmp/nq.jsonl /tmp/nq-hidden.jsonl
+
+`score --part design` or `--part held-out` keeps three fifths or the other two fifths of the
+questions, split by a hash of their id: rules are designed on one part and reported on the
+other, which nobody looked at while designing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import tempfile
@@ -94,6 +99,7 @@ class Replayed:
     hedged: bool  # opens by saying the sources do not contain the answer, then gives it
     overstated: bool  # graded high beside a reason naming a question term the passage lacks
     verdict: str | None = None  # yes / no / maybe the answer states, for a yes/no question
+    stated: bool | None = None  # yes/no question: the writer read a verdict from a sentence
 
 
 def replay(item: Evidence, sentences: int = 5) -> Replayed:
@@ -122,6 +128,7 @@ def replay(item: Evidence, sentences: int = 5) -> Replayed:
         hedged,
         overstated(done.confidence, done.confidence_reasons),
         stated,
+        composition.said is not None if item.yes_no else None,
     )
 
 
@@ -134,6 +141,8 @@ class Figures:
     hedged: Rate
     overstated: int
     verdict: Rate  # yes/no questions: the stated verdict is the gold one
+    stated: Rate  # yes/no questions: the writer read a verdict from a sentence...
+    stated_right: Rate  # ...and how often that one is the gold one
     given: dict[str, Rate]  # share of answers at each confidence level
     right: dict[str, Rate]  # how often an answer at that level is right
 
@@ -148,6 +157,8 @@ def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
         hedged=rate_of(r.hedged for _, r in pairs),
         overstated=sum(r.overstated for _, r in pairs),
         verdict=rate_of(r.right if i.yes_no else None for i, r in pairs),
+        stated=rate_of(r.stated for _, r in pairs),
+        stated_right=rate_of(r.right for _, r in pairs if r.stated),
         given={g: rate_of(r.confidence == g for _, r in pairs) for g in LEVELS},
         right={g: rate_of(r.right for _, r in pairs if r.confidence == g) for g in LEVELS},
     )
@@ -160,6 +171,8 @@ def table(label: str, f: Figures, answerable: bool) -> str:
         rows.append(f"  answer in the text             {fmt_rate(f.in_text)}")
     if answerable and f.verdict.n:
         rows.append(f"  verdict right (yes/no)         {fmt_rate(f.verdict)}")
+        rows.append(f"    read from a sentence         {fmt_rate(f.stated)}")
+        rows.append(f"    right when read              {fmt_rate(f.stated_right)}")
     rows.append(f"  says the sources don't say     {fmt_rate(f.declined)}")
     if answerable:
         rows.append(f"  says so, then gives the answer {fmt_rate(f.hedged)}")
@@ -174,10 +187,15 @@ def load(path: Path) -> list[Evidence]:
         return [Evidence.from_json(json.loads(line)) for line in lines if line.strip()]
 
 
-def score(paths: Iterable[Path]) -> str:
+def held_out(question_id: str) -> bool:
+    """Two fifths of the questions, fixed by their id: the part rules are not designed on."""
+    return int(hashlib.sha256(question_id.encode()).hexdigest(), 16) % 5 < 2
+
+
+def score(paths: Iterable[Path], part: str | None = None) -> str:
     out = []
     for path in paths:
-        items = load(path)
+        items = [i for i in load(path) if part is None or held_out(i.id) == (part == "held-out")]
         done = [replay(item) for item in items]
         kinds = {item.answerable for item in items}
         for kind in sorted(kinds, reverse=True):
@@ -248,6 +266,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     c.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     s = sub.add_parser("score", help="replay the writer and confidence on saved sources")
     s.add_argument("files", type=Path, nargs="+")
+    s.add_argument("--part", choices=("design", "held-out"), help="score one part of the split")
     return ap.parse_args(argv)
 
 
@@ -255,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
     if args.command == "collect":
         return collect(args)
-    print(score(args.files))
+    print(score(args.files, args.part))
     return 0
 
 

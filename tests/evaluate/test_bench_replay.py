@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from bench.replay import Evidence, figures, main, replay
+from bench.replay import Evidence, figures, held_out, main, replay
 
 from sleuth.types import Passage, Source
 
@@ -76,7 +76,48 @@ def test_a_yes_no_question_is_scored_by_the_verdict_its_answer_states(
     assert item.yes_no and done.verdict == "no"  # "do not contain" reads as no: wrong
     assert not done.right and done.first is None and not done.hedged
     assert figures([item], [done]).verdict.n == 1
+    assert done.stated is False  # no sentence states a verdict: the scorer read cue words
     path = tmp_path / "yes-no.jsonl"
     path.write_text(json.dumps(item.to_json()) + "\n")
     assert main(["score", str(path)]) == 0
-    assert "verdict right (yes/no)         0.00" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "verdict right (yes/no)         0.00" in printed
+    assert "read from a sentence         0.00" in printed
+
+
+def test_a_verdict_read_from_a_sentence_is_counted_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    finding = "Daily coffee did not improve memory in older adults over five years."
+    said = Evidence("q3", "Does daily coffee improve memory in older adults?", ("no",), True,
+                    (source(1, "Coffee and memory in older adults", finding),))  # fmt: skip
+    none = Evidence("q4", "Is Moby-Dick a novel?", ("yes",), True,
+                    (source(1, "Whaling in Nantucket", OFF_TOPIC),))  # fmt: skip
+    done = [replay(said), replay(none)]
+    assert [d.stated for d in done] == [True, False]
+    f = figures([said, none], done)
+    assert (f.stated.hits, f.stated.n) == (1, 2)
+    assert (f.stated_right.hits, f.stated_right.n) == (1, 1)
+    path = tmp_path / "yes-no.jsonl"
+    path.write_text("".join(json.dumps(i.to_json()) + "\n" for i in (said, none)))
+    assert main(["score", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "verdict right (yes/no)         0.50" in printed
+    assert "right when read              1.00" in printed
+
+
+def test_the_design_and_held_out_parts_split_the_questions_by_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [f"pubmedqa-{n}" for n in range(200)]
+    held = [i for i in ids if held_out(i)]
+    assert 60 < len(held) < 100  # about two fifths
+    assert held == [i for i in ids if held_out(i)]  # fixed by the id, not by the run
+    items = [Evidence(i, Q, ("Herman Melville",), True, ()) for i in ids[:10]]
+    path = tmp_path / "split.jsonl"
+    path.write_text("".join(json.dumps(i.to_json()) + "\n" for i in items))
+    counts = []
+    for part in ("design", "held-out"):
+        assert main(["score", str(path), "--part", part]) == 0
+        counts.append(int(capsys.readouterr().out.split("(n=")[1].split(")")[0]))
+    assert counts == [sum(not held_out(i.id) for i in items), sum(held_out(i.id) for i in items)]

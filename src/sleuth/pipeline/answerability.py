@@ -46,7 +46,7 @@ from .asks import Asks, asks, coverage, nearest_span, shape_spans
 from .cite import Claim, claims
 from .reader import reader
 from .support import context_of, stems_of
-from .verdict import says
+from .verdict import says_in
 
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
 HIGH_AT = 1.1
@@ -197,7 +197,7 @@ class _Checks:
         if opened is None:
             return False
         sentence = YES_OR_NO.sub("", self.lead.sentence, count=1)
-        return says(sentence, wanted) == opened.group(1).lower()
+        return says_in(sentence, wanted, self.own) == opened.group(1).lower()
 
     @property
     def read(self) -> bool:
