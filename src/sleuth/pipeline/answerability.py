@@ -5,7 +5,8 @@ the question. So confidence is judged on the answer's lead claim — its first c
 read with the sentences around it in the cited passage:
 
 * coverage: the share of the question's key terms (`asks.py`) in the lead claim and its
-  context; the missing ones are named in the reasons;
+  context, in any form (`terms.py`: "eruption" says "erupted", "the United States" "us");
+  the missing ones are named in the reasons;
 * subject: the largest share of the key terms that a kept page's title names — a page about
   the question's subject rather than one that mentions its words;
 * answer type: when the question asks for a date, number, duration, name or place, whether the
