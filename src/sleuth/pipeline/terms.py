@@ -38,7 +38,7 @@ from .support import stems_of
 ROOT_MIN = 4  # a derived word's root this short is as often another word ("act"/"action")
 # Derivations that keep a word's meaning: the action of a verb ("erupt-ion", "elect-ion", only
 # after a consonant and t, so "station" is not "state" nor "billion" "bill"), its result
-# ("develop-ment") and its agent ("direct-or", "invent-or"; after a consonant: "floor").
+# ("develop-ment") and its agent ("direct-or", "invent-or"; never after a vowel: "floor").
 DERIVED = re.compile(r"(?:(?<=[^aeiou]t)ion|ment|(?<=[^aeiou])or)s?$")
 # A doubled final consonant before an ending: "dropped" -> "dropp" -> "drop".
 DOUBLED = re.compile(r"([bdgmnprt])\1$")
@@ -100,47 +100,61 @@ IN_QUESTION = tuple(_pattern(forms, re.IGNORECASE) for forms in ALIASES)
 
 
 @dataclass(frozen=True, slots=True)
-class Forms:
-    """Every form in which a text says its words."""
+class Page:
+    """A text's words, read once: dropped g's restored, grouped digits and initialisms closed
+    up ("10,000" -> "10000", "U.S." -> "us"). Forms are derived only for the words that share
+    a missing term's first letters, so a long page costs a scan, not a stemmer pass."""
 
-    roots: frozenset[str]  # stems, word-family roots, compound parts, closed compounds
-    numbers: frozenset[tuple[int, str]]  # a number, and the stem of a word beside it
-    names: frozenset[int]  # the ALIASES lines the text names
+    text: str
+    words: tuple[str, ...]
+
+    def near(self, word: str) -> set[str]:
+        """The roots of the page's words, their compound parts and neighbouring words written
+        as one ("super star") that could be a form of `word`: those sharing its first letters."""
+        heads = {word[:3]} | {r[:3] for r in roots(word)}  # "won" is "win"
+        near = [w for w in self.words if any(h in w for h in heads)]
+        out = {r for w in near for f in _compound(w) for r in roots(f)}
+        out |= {joined for a, _, joined in _joined(self.words) if a[:3] in heads}
+        return out
+
+    def names(self, line: int) -> bool:
+        forms = ALIASES[line]
+        return any(f in self.text for f in forms) and bool(IN_PAGE[line].search(self.text))
 
 
 def terms_said(wanted: Asks, text: str) -> set[str]:
     """The stems of `text`, and the keys of the question's terms it says in another form:
     what coverage and the missing-term rule count as present."""
     found = stems_of(text)
-    if all(key in found for key in wanted.terms):
+    absent = {key: word for key, word in wanted.terms.items() if key not in found}
+    if not absent:
         return found
-    return found | _matched(wanted, forms_of(text))
+    return found | (_matched(wanted, absent, page_of(text)) & absent.keys())
 
 
-def _matched(wanted: Asks, forms: Forms) -> set[str]:
-    keys = {key for key, word in wanted.terms.items() if _says(word, forms)}
-    keys |= _closed_compounds(wanted.question, forms)
-    keys |= {
-        stem(w)
-        for w, value, beside in _beside(words(wanted.question))
-        if (value, beside) in forms.numbers
-    }
-    keys |= {key for line, key in _names(wanted) if line in forms.names}
-    return keys & wanted.terms.keys()
+def _matched(wanted: Asks, absent: dict[str, str], page: Page) -> set[str]:
+    keys = {key for key, word in absent.items() if _says(word, page)}
+    keys |= _closed_compounds(wanted.question, page)
+    if any(number(word) is not None for word in absent.values()):
+        beside = {(value, near) for _, value, near in _beside(page.words)}
+        asked = _beside(words(wanted.question))
+        keys |= {stem(w) for w, value, near in asked if (value, near) in beside}
+    keys |= {key for line, key in _names(wanted) if key in absent and page.names(line)}
+    return keys
 
 
-def _says(word: str, forms: Forms) -> bool:
-    if roots(word) & forms.roots:
+def _says(word: str, page: Page) -> bool:
+    if roots(word) & page.near(word):
         return True
     parts = [p for p in word.split("-") if p]
-    return len(parts) > 1 and all(roots(p) & forms.roots for p in parts)
+    return len(parts) > 1 and all(roots(p) & page.near(p) for p in parts)
 
 
-def _closed_compounds(question: str, forms: Forms) -> set[str]:
+def _closed_compounds(question: str, page: Page) -> set[str]:
     """Two neighbouring question words the text writes as one ("super star"/"superstar")."""
     out: set[str] = set()
     for a, b, joined in _joined(words(question)):
-        if joined in forms.roots:
+        if joined in page.near(a):
             out |= {stem(a), stem(b)}
     return out
 
@@ -162,14 +176,10 @@ def _names(wanted: Asks) -> list[tuple[int, str]]:
 
 
 @lru_cache(maxsize=256)
-def forms_of(text: str) -> Forms:
+def page_of(text: str) -> Page:
     plain = GROUPED.sub(lambda m: m.group(0).replace(",", ""), ELIDED.sub(r"\1g", text))
     said_words = [w.replace(".", "") if _initialism(w) else w for w in words(plain)]
-    found = {root for w in said_words for form in _compound(w) for root in roots(form)}
-    found |= {joined for _, _, joined in _joined(said_words)}
-    values = {(value, beside) for _, value, beside in _beside(said_words)}
-    names = {line for line, pattern in enumerate(IN_PAGE) if pattern.search(plain)}
-    return Forms(frozenset(found), frozenset(values), frozenset(names))
+    return Page(plain, tuple(said_words))
 
 
 def _compound(word: str) -> list[str]:
