@@ -164,3 +164,17 @@ def test_a_passage_about_another_director_still_misses_the_film() -> None:
         "nationality",
         "jaws",
     ]
+
+
+def test_the_not_found_reason_names_only_terms_no_page_says_in_any_form() -> None:
+    """The not-found opening ("no kept page mentions …") and the follow-up search read the same
+    matching: "us" is said by a page about the United States, "zephyr" by none."""
+    from sleuth.pipeline.answerability import absent_terms
+    from sleuth.types import Passage, Source
+
+    text = "The fourteenth director of the United States Mint took office in 2018."
+    page = Source(
+        1, "https://mint.example/directors", "Mint directors", 1.0, (Passage(text, 1.0, 0),)
+    )
+    wanted = asks("who was the 14th director of the us zephyr mint")
+    assert absent_terms(wanted, [page]) == ["zephyr"]
