@@ -224,3 +224,49 @@ def test_dates_and_durations_in_words_hold_the_asked_for_shape(
 ) -> None:
     wanted = asks(question)
     assert wanted.shape is not None and shape_spans(wanted.shape, sentence, question)
+
+
+SEASON = (
+    "Harbour Lights is a medical drama set on the harbour of Varnby. The fourteenth season of "
+    "the United States drama Harbour Lights premiered on September 28, 2017, on the ABC network. "
+    "It has 24 episodes."
+)
+OTHER_FILM = (
+    "Saltmarsh is a 1975 thriller film about a fishing town. The film was directed by Marco "
+    "Vell, an Italian director, and scored by Ana Ruiz."
+)
+
+
+async def ask_pages(
+    question: str, pages: dict[str, tuple[str, str]], writer: Writer | None = None
+) -> Result:
+    hits = [(url, title, text[:60]) for url, (title, text) in pages.items()]
+    engine = Engine(FakeSearch({"*": hits}), FakeFetcher(pages), writer or ExtractiveWriter())
+    events: list[Event] = [e async for e in engine.run(ResearchRequest(question))]
+    assert isinstance(events[-1], Done), events[-1]
+    return events[-1].result
+
+
+async def test_a_term_the_passage_says_in_another_form_is_not_missing() -> None:
+    """ "14th" and "us" in the question, "fourteenth" and "the United States" on the page: the
+    passage says every subject term, so nothing is named missing and the answer can be high."""
+    pages = {"https://tv.example/harbour-lights-14": ("Harbour Lights (season 14)", SEASON)}
+    result = await ask_pages("when did the 14th season of the us drama harbour lights air", pages)
+    assert "September 28, 2017" in (result.answer or "").split("\n")[0]
+    assert not any("does not mention" in r for r in result.confidence_reasons)
+    assert result.confidence == "high"
+
+
+async def test_a_passage_about_another_film_still_misses_the_film() -> None:
+    """ "The nationality of the director of the film Jaws", answered "Italian" from a page about
+    another film's director: "directed" and "director" are one family, but nothing on the page
+    says the film's name, so the reason names it and the answer is not high."""
+    model = FakeChatModel()
+    model.enqueue("The film was directed by Marco Vell, an Italian director [1].")
+    pages = {"https://films.example/saltmarsh": ("Saltmarsh (film)", OTHER_FILM)}
+    question = "what is the nationality of the director of the film tidewater"
+    result = await ask_pages(question, pages, LLMWriter(model))
+    assert "the cited passage does not mention 'nationality' or 'tidewater'" in (
+        result.confidence_reasons
+    )
+    assert result.confidence != "high"

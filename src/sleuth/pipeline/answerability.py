@@ -5,7 +5,8 @@ the question. So confidence is judged on the answer's lead claim — its first c
 read with the sentences around it in the cited passage:
 
 * coverage: the share of the question's key terms (`asks.py`) in the lead claim and its
-  context; the missing ones are named in the reasons;
+  context, in any form (`terms.py`: "eruption" says "erupted", "the United States" "us");
+  the missing ones are named in the reasons;
 * subject: the largest share of the key terms that a kept page's title names — a page about
   the question's subject rather than one that mentions its words;
 * answer type: when the question asks for a date, number, duration, name or place, whether the
@@ -45,7 +46,8 @@ from ..types import Confidence, Source, Verification
 from .asks import Asks, asks, coverage, nearest_span, shape_spans
 from .cite import Claim, claims
 from .reader import reader
-from .support import context_of, stems_of
+from .support import context_of
+from .terms import terms_said
 from .verdict import says_in
 
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
@@ -87,7 +89,7 @@ class Evidence:
 
 
 def subject_cover(wanted: Asks, sources: Sequence[Source]) -> float:
-    return max((coverage(wanted, stems_of(s.title)) for s in sources), default=0.0)
+    return max((coverage(wanted, terms_said(wanted, s.title)) for s in sources), default=0.0)
 
 
 def says_not_found(answer: str) -> bool:
@@ -97,7 +99,8 @@ def says_not_found(answer: str) -> bool:
 
 
 def missing_terms(wanted: Asks, found: frozenset[str] | set[str]) -> list[str]:
-    """The question's subject terms (its key terms but the frame words) not in `found`."""
+    """The question's subject terms (its key terms but the frame words) not in `found`, what
+    `terms.terms_said` finds a text says in any form."""
     return [word for key, word in wanted.subject.items() if key not in found]
 
 
@@ -116,7 +119,7 @@ def absent_terms(wanted: Asks, sources: Sequence[Source]) -> list[str]:
     mention: what a follow-up search can look for ("opened" when no page says when)."""
     seen: set[str] = set()
     for s in sources:
-        seen |= stems_of(" ".join([s.title, *(p.text for p in s.passages)]))
+        seen |= terms_said(wanted, " ".join([s.title, *(p.text for p in s.passages)]))
     return [word for key, word in wanted.terms.items() if key not in seen]
 
 
@@ -152,8 +155,9 @@ def assess(
     own = [by_number[n] for n in lead.numbers if n in by_number] if lead else []
     if lead is None or not own:
         return Assessment("low", ("no sentence cites a source",))
-    found = stems_of(
-        " ".join([lead.sentence, *(f"{s.title} {context_of(lead.sentence, s)}" for s in own)])
+    found = terms_said(
+        wanted,
+        " ".join([lead.sentence, *(f"{s.title} {context_of(lead.sentence, s)}" for s in own)]),
     )
     evidence = _evidence(wanted, lead, found, sources)
     chance = reader().lead_chance(question, lead.sentence, lead.numbers, sources)

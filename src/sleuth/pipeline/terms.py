@@ -1,0 +1,243 @@
+"""Whether a text says a question's term, in the question's form or another (issue 25).
+
+The answerability rule names the question's subject terms a cited passage does not say, and an
+answer beside such a reason is never `high`. Matching stems alone called "erupted" missing from
+a passage that says "eruption", "14th" from one that says "fourteenth" and "us" from one about
+"the United States". A term also counts as said when the text says it:
+
+* as another word of its family: an inflection the stemmer misses ("dropped"/"drop", a dropped
+  g: "knockin'") or a derivation that keeps the meaning ("erupt"/"eruption",
+  "elect"/"election", "develop"/"development", "direct"/"director");
+* inside a hyphenated compound ("quarter-finals", "best-selling"), or closed up from two
+  neighbouring words ("super star"/"superstar");
+* as the same number: in digits grouped otherwise ("10000"/"10,000"), or in words or as an
+  ordinal beside the same word as in the question ("14th season"/"fourteenth season", "season
+  4"/"the fourth season", "3 point line"/"three-point line"). Number words are among the
+  commonest in prose, so "four" alone does not say the "4" of "vikings season 4" ("the fifth
+  season differs from the previous four");
+* by another name from a short table of common abbreviations and country adjectives
+  ("US"/"U.S."/"United States"/"American", "UK"/"Britain"/"British").
+
+Suffix rules never make one name of another: "Jordanian" does not say "Jordan" (a player's name
+as often as a country's) and "Nigerian" does not say "Niger"; only the table relates a country
+to its adjective. The table is general usage, not read off any question set.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+from ..text import STOPWORDS, stem, words
+from .asks import Asks
+from .support import stems_of
+
+ROOT_MIN = 4  # a derived word's root this short is as often another word ("act"/"action")
+# Derivations that keep a word's meaning: the action of a verb ("erupt-ion", "elect-ion", only
+# after a consonant and t, so "station" is not "state" nor "billion" "bill"), its result
+# ("develop-ment") and its agent ("direct-or", "invent-or"; never after a vowel: "floor").
+DERIVED = re.compile(r"(?:(?<=[^aeiou]t)ion|ment|(?<=[^aeiou])or)s?$")
+# A doubled final consonant before an ending: "dropped" -> "dropp" -> "drop".
+DOUBLED = re.compile(r"([bdgmnprt])\1$")
+ELIDED = re.compile(r"\b([A-Za-z]{3,}in)['’](?!\w)")  # "Knockin'" is "Knocking"
+GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+\b")  # "10,000" is 10000
+DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)?$")
+UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
+TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+UNIT_ORDINALS = (
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+    "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth"
+).split()
+TEN_ORDINALS = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth"
+NUMBER_WORDS: dict[str, int] = {
+    **{w: n for n, w in enumerate(UNITS)},
+    **{w: n for n, w in enumerate(UNIT_ORDINALS)},
+    **{w: 20 + 10 * n for n, w in enumerate(TENS)},
+    **{w: 20 + 10 * n for n, w in enumerate(TEN_ORDINALS.split())},
+}
+# One name per line: the forms a text may use for it. In a page they are matched as written
+# (so "US" and "U.S." but not the pronoun "us"); in a question, in any case. "American" is not
+# the United States after "North", "South", "Latin" or "Central".
+ALIASES: tuple[tuple[str, ...], ...] = (
+    ("United States", "U.S.A.", "U.S.", "USA", "US", "America", "American", "Americans"),
+    ("United Kingdom", "U.K.", "UK", "Great Britain", "Britain", "British"),
+    ("Soviet Union", "U.S.S.R.", "USSR", "Soviet"),
+    ("United Nations", "U.N.", "UN"),
+    ("European Union", "E.U.", "EU"),
+    ("England", "English"),
+    ("Scotland", "Scottish"),
+    ("Ireland", "Irish"),
+    ("Wales", "Welsh"),
+    ("France", "French"),
+    ("Germany", "German"),
+    ("Spain", "Spanish"),
+    ("Italy", "Italian"),
+    ("Netherlands", "Holland", "Dutch"),
+    ("Russia", "Russian"),
+    ("China", "Chinese"),
+    ("Japan", "Japanese"),
+    ("India", "Indian"),
+    ("Canada", "Canadian"),
+    ("Australia", "Australian"),
+    ("Mexico", "Mexican"),
+)
+CONTINENT = r"(?<!North )(?<!South )(?<!Latin )(?<!Central )"
+
+
+def _pattern(forms: Iterable[str], flags: int) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    return re.compile(rf"{CONTINENT}(?<![\w.])(?:{alternatives})(?![\w]|\.\w)", flags)
+
+
+IN_PAGE = tuple(_pattern(forms, 0) for forms in ALIASES)
+IN_QUESTION = tuple(_pattern(forms, re.IGNORECASE) for forms in ALIASES)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A text's words, read once: dropped g's restored, grouped digits and initialisms closed
+    up ("10,000" -> "10000", "U.S." -> "us"). Forms are derived only for the words that share
+    a missing term's first letters, so a long page costs a scan, not a stemmer pass."""
+
+    text: str
+    words: tuple[str, ...]
+
+    def near(self, word: str) -> set[str]:
+        """The roots of the page's words, their compound parts and neighbouring words written
+        as one ("super star") that could be a form of `word`: those sharing its first letters."""
+        heads = {word[:3]} | {r[:3] for r in roots(word)}  # "won" is "win"
+        near = [w for w in self.words if any(h in w for h in heads)]
+        out = {r for w in near for f in _compound(w) for r in roots(f)}
+        out |= {joined for a, _, joined in _joined(self.words) if a[:3] in heads}
+        return out
+
+    def names(self, line: int) -> bool:
+        forms = ALIASES[line]
+        return any(f in self.text for f in forms) and bool(IN_PAGE[line].search(self.text))
+
+
+def terms_said(wanted: Asks, text: str) -> set[str]:
+    """The stems of `text`, and the keys of the question's terms it says in another form:
+    what coverage and the missing-term rule count as present."""
+    found = stems_of(text)
+    absent = {key: word for key, word in wanted.terms.items() if key not in found}
+    if not absent:
+        return found
+    return found | (_matched(wanted, absent, page_of(text)) & absent.keys())
+
+
+def _matched(wanted: Asks, absent: dict[str, str], page: Page) -> set[str]:
+    keys = {key for key, word in absent.items() if _says(word, page)}
+    keys |= _closed_compounds(wanted.question, page)
+    if any(number(word) is not None for word in absent.values()):
+        beside = {(value, near) for _, value, near in _beside(page.words)}
+        asked = _beside(words(wanted.question))
+        keys |= {stem(w) for w, value, near in asked if (value, near) in beside}
+    keys |= {key for line, key in _names(wanted) if key in absent and page.names(line)}
+    return keys
+
+
+def _says(word: str, page: Page) -> bool:
+    if roots(word) & page.near(word):
+        return True
+    parts = [p for p in word.split("-") if p]
+    return len(parts) > 1 and all(roots(p) & page.near(p) for p in parts)
+
+
+def _closed_compounds(question: str, page: Page) -> set[str]:
+    """Two neighbouring question words the text writes as one ("super star"/"superstar")."""
+    out: set[str] = set()
+    for a, b, joined in _joined(words(question)):
+        if joined in page.near(a):
+            out |= {stem(a), stem(b)}
+    return out
+
+
+def _joined(said_words: Sequence[str]) -> Iterator[tuple[str, str, str]]:
+    """Each two neighbouring content words, and the stem of the two written as one."""
+    for a, b in pairwise(said_words):
+        if a and b and a not in STOPWORDS and b not in STOPWORDS:
+            yield a, b, stem(a + b)
+
+
+def _names(wanted: Asks) -> list[tuple[int, str]]:
+    """(ALIASES line, term key) for each question term inside a name the table knows."""
+    out = []
+    for line, pattern in enumerate(IN_QUESTION):
+        for m in pattern.finditer(wanted.question):
+            out += [(line, stem(w)) for w in words(m.group(0)) if w]
+    return out
+
+
+@lru_cache(maxsize=256)
+def page_of(text: str) -> Page:
+    plain = GROUPED.sub(lambda m: m.group(0).replace(",", ""), ELIDED.sub(r"\1g", text))
+    said_words = [w.replace(".", "") if _initialism(w) else w for w in words(plain)]
+    return Page(plain, tuple(said_words))
+
+
+def _compound(word: str) -> list[str]:
+    """A word, and a hyphenated one closed up and in its parts: "quarter-finals",
+    "quarterfinals", "quarter", "finals"."""
+    if "-" not in word:
+        return [word]
+    return [word, word.replace("-", ""), *word.split("-")]
+
+
+@lru_cache(maxsize=4096)
+def roots(word: str) -> frozenset[str]:
+    """The word's stem, and the root of its family: "eruption" -> {"eruption", "erupt"},
+    "dropped" -> {"dropp", "drop"}, "directors" -> {"director", "direct"}."""
+    if not word:
+        return frozenset()
+    base = stem(word)
+    out = {base}
+    doubled = DOUBLED.search(base)
+    if doubled and base != word:
+        out.add(base[:-1])
+    root = DERIVED.sub("", base)
+    if root != base and len(root) >= ROOT_MIN:
+        out.add(stem(root))
+    return frozenset(out)
+
+
+def _beside(said_words: Sequence[str]) -> list[tuple[str, int, str]]:
+    """(word, its number, the stem of a content word beside it) for each number word, hyphenated
+    compounds read as their parts ("three-point" is "three" beside "point")."""
+    content = [
+        p
+        for w in said_words
+        for p in ([w] if number(w) is not None else w.split("-"))
+        if p and p not in STOPWORDS
+    ]
+    out = []
+    for i, word in enumerate(content):
+        value = number(word)
+        if value is None:
+            continue
+        out += [(word, value, stem(content[j])) for j in (i - 1, i + 1) if 0 <= j < len(content)]
+    return out
+
+
+def number(word: str) -> int | None:
+    """The number a word says: "14th", "14", "fourteen", "fourteenth", "twenty-first"."""
+    digits = DIGITS.match(word)
+    if digits:
+        return int(digits.group(1))
+    if word in NUMBER_WORDS:
+        return NUMBER_WORDS[word]
+    tens, _, unit = word.partition("-")
+    if tens in TENS and unit in NUMBER_WORDS and 0 < NUMBER_WORDS[unit] < 10:
+        return NUMBER_WORDS[tens] + NUMBER_WORDS[unit]
+    return None
+
+
+def _initialism(word: str) -> bool:
+    """ "u.s", "u.k", "u.s.s.r": single letters between full stops."""
+    return len(word) >= 3 and all(len(p) == 1 for p in word.split("."))

@@ -1,0 +1,64 @@
+"""The missing-term rule reads a term in another form (issue 25), on the loopback test web: a
+page that says "fourteenth" and "the United States" for a question's "14th" and "us" names no
+term missing and can be `high`; a page about another film still misses the asked-for film."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.helpers import run
+from tests.cli.test_reader_lead import Pages, _page
+from tests.testweb.server import TestWeb
+
+SEASON: Pages = {
+    "http://tv.example.org/harbour-lights-season-14": (
+        "Harbour Lights (season 14)",
+        "Harbour Lights is a medical drama set on the harbour of Varnby.",
+        "The fourteenth season of the United States drama Harbour Lights premiered on "
+        "September 28, 2017, on the ABC network.",
+        "The season has 24 episodes.",
+    ),
+}
+OTHER_FILM: Pages = {
+    "http://films.example.org/saltmarsh": (
+        "Saltmarsh (film)",
+        "Saltmarsh is a 1975 thriller film about a fishing town.",
+        "The film was directed by Marco Vell, an Italian director, and scored by Ana Ruiz.",
+    ),
+}
+
+
+def confidence(
+    web: TestWeb, capsys: pytest.CaptureFixture[str], pages: Pages, question: str, topic: str
+) -> tuple[str, str]:
+    """The answer's lead and its confidence line."""
+    for url, (title, *paragraphs) in pages.items():
+        web.add_page(url, _page(title, *paragraphs))
+    hits = [
+        {"url": url, "title": title, "content": paragraphs[0][:100]}
+        for url, (title, *paragraphs) in pages.items()
+    ]
+    web.script_search(topic, hits)
+    code, out, err = run(["ask", question, "--search=searxng", "--no-sessions"], capsys)
+    assert code == 0, err
+    line = next(x for x in err.splitlines() if x.startswith("confidence · "))
+    return out.split("\n\n", 2)[1], line
+
+
+def test_a_term_in_another_form_is_not_named_missing(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "when did the 14th season of the us drama harbour lights air"
+    lead, line = confidence(testweb_env, capsys, SEASON, question, "harbour")
+    assert "September 28, 2017" in lead
+    assert "does not mention" not in line
+    assert line.startswith("confidence · high · ")
+
+
+def test_a_page_about_another_film_does_not_answer_for_the_film(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "what is the nationality of the director of the film tidewater"
+    _, line = confidence(testweb_env, capsys, OTHER_FILM, question, "tidewater")
+    assert not line.startswith("confidence · high")
+    assert "'tidewater'" in line

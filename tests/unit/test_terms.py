@@ -1,0 +1,180 @@
+"""A question's term counts as said when a passage says it in another form (issue 25): the
+missing-term rule kept `high` from right answers whose passage said "eruption" for "erupted",
+"fourteenth" for "14th" or "the United States" for "us". A looser match must still miss a term
+that the passage does not say: another name, another number, another subject."""
+
+from __future__ import annotations
+
+import pytest
+
+from sleuth.pipeline.answerability import missing_terms
+from sleuth.pipeline.asks import asks
+from sleuth.pipeline.terms import terms_said
+
+
+def missing(question: str, passage: str) -> list[str]:
+    wanted = asks(question)
+    return missing_terms(wanted, terms_said(wanted, passage))
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("when did mount tarvel last erupt", "The last eruption of Mount Tarvel was in 1931."),
+        (
+            "when was the last time mount tarvel erupted",
+            "A hydrothermal eruption shook Mount Tarvel.",
+        ),
+        ("when was the eruption of mount tarvel", "Mount Tarvel erupted in 1931."),
+        ("who won the election in varnby", "Varnby elected its first mayor in 1920."),
+        (
+            "who was the director of the film harbour lights",
+            "Harbour Lights was directed by Ana Vell.",
+        ),
+        (
+            "when did the development of corvane town start",
+            "Corvane Town was developed after 1890.",
+        ),
+        ("what is a dropped pin", "A pin is a drop-shaped marker."),
+        ("who sang rockin robin", '"Rockin\' Robin" was recorded by Bobby Day.'),
+    ],
+)
+def test_a_word_of_the_same_family_says_the_term(question: str, passage: str) -> None:
+    assert missing(question, passage) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        (
+            "when do the harbour cup quarter finals start",
+            "The quarter-finals of the Harbour Cup open in May.",
+        ),
+        ("who has the most selling albums", "She has the best-selling albums of the decade."),
+        ("who won varnby's next super star", "Varnby's Next Superstars was won by Ana Vell."),
+        (
+            "who invented the note-taking method",
+            "The method of note taking was invented by Ana Vell.",
+        ),
+    ],
+)
+def test_a_compound_says_its_parts(question: str, passage: str) -> None:
+    assert missing(question, passage) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        (
+            "when did the 14th season of harbour lights air",
+            "The fourteenth season of Harbour Lights aired in 2017.",
+        ),
+        (
+            "when did season 4 of harbour lights air",
+            "The fourth season of Harbour Lights aired in 2009.",
+        ),
+        (
+            "who won season 3 of harbour lights",
+            "Season three of Harbour Lights was won by Ana Vell.",
+        ),
+        ("how many players have scored 10000 runs", "Eleven players have scored 10,000 runs."),
+        (
+            "when did the league adopt the 3 point line",
+            "The league adopted the three-point line in 1979.",
+        ),
+        ("who was the 3rd president of varnby", "The third president of Varnby was Ana Vell."),
+        (
+            "who won the 21st season of varnby idol",
+            "The twenty-first season of Varnby Idol was won by Ana.",
+        ),
+    ],
+)
+def test_a_number_in_words_or_digits_says_the_number(question: str, passage: str) -> None:
+    assert missing(question, passage) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        (
+            "who is the director of the us mint",
+            "The Director of the United States Mint heads the Mint.",
+        ),
+        ("what year did the us hockey team win gold", "The U.S. hockey team won gold in 1960."),
+        ("when did the united states join the war", "The US joined the war in 1917."),
+        ("who is the most famous us eagle scout", "Many famous Americans are Eagle Scouts."),
+        ("what is the tax rate in great britain", "The UK tax rate is 20%."),
+        ("who was the first british king", "He was the first king of the United Kingdom."),
+    ],
+)
+def test_a_common_abbreviation_or_country_adjective_says_the_name(
+    question: str, passage: str
+) -> None:
+    assert missing(question, passage) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "absent"),
+    [
+        # another country, however close the spelling
+        ("who won the election in austria", "Australia held an election in 2019.", ["austria"]),
+        (
+            "who won the election in austria",
+            "The Australian election was won by Labor.",
+            ["austria"],
+        ),
+        # a demonym says a name only through the table: Jordan is a player's name as often
+        ("who is the king of jordan", "The Jordanian monarch is a king.", ["jordan"]),
+        ("what is the capital of niger", "The capital of Nigeria is Abuja.", ["niger"]),
+        # a suffix that makes another word
+        ("who designed the state house", "The station house was designed by Ana Vell.", ["state"]),
+        ("who signed the bill", "The deal was signed for a billion dollars.", ["bill"]),
+        # another number, or a count that is not the question's label
+        (
+            "who won season 3 of harbour lights",
+            "Season 13 of Harbour Lights was won by Ana Vell.",
+            ["3"],
+        ),
+        (
+            "when does part 2 of vikings season 4 start",
+            "The fifth season of Vikings, in two parts, differs from the previous four.",
+            ["4"],
+        ),
+        # "American" after a continent, and the pronoun "us", are not the United States
+        ("how many states are in the us", "North American states are large.", ["us"]),
+        (
+            "when did the united states join the war",
+            "Let us look at how they joined the war.",
+            ["united", "states"],
+        ),
+    ],
+)
+def test_a_near_miss_still_misses(question: str, passage: str, absent: list[str]) -> None:
+    assert missing(question, passage) == absent
+
+
+def test_a_passage_about_another_director_still_misses_the_film() -> None:
+    """ "The nationality of the director of the film Jaws", answered from a page about another
+    director: "director" and "directed" are one family, but nothing says "Jaws"."""
+    passage = (
+        "Sergio Leone was an Italian film director, producer and screenwriter, who directed "
+        "the film A Fistful of Dollars in 1964."
+    )
+    assert missing("what is the nationality of the director of the film jaws", passage) == [
+        "nationality",
+        "jaws",
+    ]
+
+
+def test_the_not_found_reason_names_only_terms_no_page_says_in_any_form() -> None:
+    """The not-found opening ("no kept page mentions …") and the follow-up search read the same
+    matching: "us" is said by a page about the United States, "zephyr" by none."""
+    from sleuth.pipeline.answerability import absent_terms
+    from sleuth.types import Passage, Source
+
+    text = "The fourteenth director of the United States Mint took office in 2018."
+    page = Source(
+        1, "https://mint.example/directors", "Mint directors", 1.0, (Passage(text, 1.0, 0),)
+    )
+    wanted = asks("who was the 14th director of the us zephyr mint")
+    assert absent_terms(wanted, [page]) == ["zephyr"]
