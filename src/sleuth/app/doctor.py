@@ -46,10 +46,15 @@ def environment() -> list[Check]:
 def reader() -> list[Check]:
     """Which reader picks and grades the answer's lead: the cross-encoder or the lexical head."""
     from ..extras import install_hint
+    from ..pipeline.crossenc import load_problem
     from ..pipeline.reader import reader as active
 
     if active().encoder is not None:
         return [Check("reader", "cross-encoder", "ok", "MiniLM-L6 int8 ONNX, in process")]
+    problem = load_problem()
+    if problem is not None:
+        why = "lexical head: the reader extra is installed, but the cross-encoder did not load: "
+        return [Check("reader", "lexical", "warn", why + problem)]
     hint = f"lexical head; the cross-encoder needs the reader extra: {install_hint('reader')}"
     return [Check("reader", "lexical", "info", hint)]
 

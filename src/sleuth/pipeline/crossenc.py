@@ -9,6 +9,7 @@ Without the extra, `shipped_encoder()` is None and the reader uses its lexical h
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 from collections.abc import Sequence
 from functools import cache, lru_cache
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..extras import installed
+
+log = logging.getLogger(__name__)
 
 MODEL = "models/reader-ce.int8.onnx"
 VOCAB = "models/vocab.txt"
@@ -166,11 +169,26 @@ class CrossEncoder:
 
 @cache
 def shipped_encoder() -> CrossEncoder | None:
-    """The packaged cross-encoder, or None without the `reader` extra."""
+    """The packaged cross-encoder, or None without the `reader` extra, or when it is installed
+    but does not load here (onnxruntime's library, a damaged model file): the reader then uses
+    its lexical head, says so in the log, and `sleuth doctor` says why (`load_problem`)."""
     if not installed("reader"):
         return None
     root = resources.files(__package__)
     model, vocab = Path(str(root.joinpath(MODEL))), Path(str(root.joinpath(VOCAB)))
     if not model.is_file():
         return None
-    return CrossEncoder(model, vocab)
+    try:
+        return CrossEncoder(model, vocab)
+    except (ImportError, OSError, RuntimeError) as exc:  # onnxruntime's own errors included
+        _PROBLEMS.append(f"{type(exc).__name__}: {exc}")
+        log.warning("the reader's cross-encoder did not load (%s): the lexical head reads", exc)
+        return None
+
+
+_PROBLEMS: list[str] = []
+
+
+def load_problem() -> str | None:
+    """Why the installed cross-encoder did not load, if it did not."""
+    return _PROBLEMS[-1] if _PROBLEMS else None
