@@ -16,7 +16,13 @@ is a logistic model with an L2 penalty fitted by Newton's method (numpy). The
 questions bench.replay's figures are quoted on (seeds 1 and 2, 200 each) are left out, so those
 figures are measured on questions neither the heads nor the cross-encoder (training/reader/)
 saw. Each head's threshold, `answers_at`, is set on the training questions so that the writer
-declines DECLINE_SHARE of the unanswerable ones.
+declines DECLINE_SHARE of the unanswerable ones; `high` needs the lead to reach it. Over each
+head, the run's answering decision (`reader.Answers`: the best probability, the page titles'
+cover of the question, that sentence's coverage) is a logistic model fitted on the same
+questions, answerable against unanswerable, its threshold declining DECLINE_SHARE of the
+unanswerable ones too.
+
+    python -m bench.reader decide --evidence ...   # refit only the decisions over shipped heads
 """
 
 from __future__ import annotations
@@ -37,7 +43,18 @@ from sleuth.evaluate.questions import load_questions, sample
 from sleuth.evaluate.score import contains_answer
 from sleuth.pipeline.asks import asks
 from sleuth.pipeline.crossenc import MODEL, shipped_encoder
-from sleuth.pipeline.reader import FEATURES, READ, Encoder, Head, Inputs, chances, inputs
+from sleuth.pipeline.reader import (
+    ANSWERS,
+    FEATURES,
+    READ,
+    Answers,
+    Encoder,
+    Head,
+    Inputs,
+    chances,
+    inputs,
+    run_features,
+)
 from sleuth.pipeline.sentences import score, sentences, title_cover
 
 from .replay import REPO, Evidence, load
@@ -83,6 +100,8 @@ class Rows:
     read: Inputs
     ys: list[int]
     gate: list[bool]
+    coverage: list[float]  # each sentence's share of the question's key terms
+    subject: float  # the largest share of them a kept page's title names
 
 
 def rows(item: Evidence, encoder: Encoder | None = None) -> Rows:
@@ -93,7 +112,9 @@ def rows(item: Evidence, encoder: Encoder | None = None) -> Rows:
     best = ranked[0].value if ranked else 0.0
     read = inputs(top, wanted, item.sources, best, range(len(top)), encoder)
     ys = [int(item.answerable and contains_answer(s.cand.text, item.answers)) for s in top]
-    return Rows(item.answerable, read, ys, [s.typed is not False for s in top])
+    gate = [s.typed is not False for s in top]
+    subject = max(titles.values(), default=0.0)
+    return Rows(item.answerable, read, ys, gate, [s.coverage for s in top], subject)
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 30) -> np.ndarray:
@@ -124,6 +145,32 @@ def answers_at(data: Sequence[Rows], lexical: Head, encoded: Head | None = None)
     return round(tops[int(DECLINE_SHARE * len(tops))], 4) if tops else 0.5
 
 
+def decision(data: Sequence[Rows], lexical: Head, encoded: Head | None = None) -> Answers:
+    """Whether a run answers (`reader.Answers`), fitted on the training questions with the
+    head's probabilities: an answerable question against an unanswerable one. Its threshold
+    declines DECLINE_SHARE of the unanswerable ones, as `answers_at` does."""
+    xs, ys = [], []
+    for r in (r for r in data if r.ys):
+        found = chances(r.read, lexical, encoded)
+        best = max(range(len(found)), key=found.__getitem__)
+        xs.append(run_features(found[best], r.subject, r.coverage[best]))
+        ys.append(int(r.answerable))
+    w = fit(np.hstack([np.array(xs), np.ones((len(xs), 1))]), np.array(ys, dtype=float))
+    model = Answers(tuple(float(v) for v in w[:-1]), float(w[-1]), 0.5)
+    tops = sorted(model.probability(x) for x, y in zip(xs, ys, strict=True) if not y)
+    at = round(tops[int(DECLINE_SHARE * len(tops))], 4) if tops else 0.5
+    return replace(model, at=at)
+
+
+def with_decisions(data: Sequence[Rows], heads: dict[str, Head]) -> dict[str, Head]:
+    lexical = heads["lexical"]
+    out = {"lexical": replace(lexical, answers=decision(data, lexical))}
+    if "cross_encoder" in heads:
+        encoded = heads["cross_encoder"]
+        out["cross_encoder"] = replace(encoded, answers=decision(data, lexical, encoded))
+    return out
+
+
 def fitted(xs: list[list[float]], ys: list[int]) -> Head:
     w = fit(np.hstack([np.array(xs), np.ones((len(xs), 1))]), np.array(ys, dtype=float))
     return Head(tuple(float(v) for v in w[:-1]), float(w[-1]), 0.5)
@@ -138,7 +185,7 @@ def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
         ys = [r.ys[i] for r in data for i in range(len(r.read.encoded))]
         encoded = fitted(xs, ys)
         heads["cross_encoder"] = replace(encoded, answers_at=answers_at(data, lexical, encoded))
-    return heads
+    return with_decisions(data, heads)
 
 
 def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
@@ -156,12 +203,40 @@ def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
         "cross_encoder_sha256": _digest([OUT.parent / MODEL]) if encoder else None,
     }
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    _show(heads)
+    print(f"-> {out}")
+
+
+def decide(evidence: Sequence[Path], questions: Path, out: Path) -> None:
+    """Refit only the answering decisions over the heads `out` holds (their weights and
+    `answers_at` kept), on the trainable questions of `evidence`."""
+    allowed = trainable(questions)
+    items = [i for path in evidence for i in load(path) if i.id in allowed]
+    data = json.loads(out.read_text(encoding="utf-8"))
+    encoder = shipped_encoder() if "cross_encoder" in data else None
+    kept = {k: Head.from_json(data[k]) for k in ("lexical", "cross_encoder") if k in data}
+    heads = with_decisions([rows(i, encoder) for i in items], kept)
+    data |= {k: h.to_json() for k, h in heads.items()}
+    data["trained_on"]["decision"] = {
+        "questions": len(items),
+        "answerable": sum(i.answerable for i in items),
+        "evidence_sha256": _digest(evidence),
+    }
+    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    _show(heads)
+    print(f"-> {out}")
+
+
+def _show(heads: dict[str, Head]) -> None:
     for name, head in heads.items():
         names = [*FEATURES, "cross_encoder"][: len(head.weights)]
         weights = zip(names, head.weights, strict=True)
         print(name + ": " + ", ".join(f"{n} {w:+.2f}" for n, w in weights))
         print(f"  bias {head.bias:+.3f} answers_at {head.answers_at}")
-    print(f"-> {out}")
+        if head.answers is not None:
+            a = head.answers
+            shown = ", ".join(f"{n} {w:+.2f}" for n, w in zip(ANSWERS, a.weights, strict=True))
+            print(f"  answers: {shown}, bias {a.bias:+.3f}, at {a.at}")
 
 
 def pairs(evidence: Sequence[Path], questions: Path, out: Path) -> None:
@@ -215,7 +290,7 @@ def collect(questions: Path, work: Path) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.reader", description=__doc__)
-    ap.add_argument("command", choices=["train", "pairs"])
+    ap.add_argument("command", choices=["train", "pairs", "decide"])
     ap.add_argument("--questions", type=Path, default=REPO.parent / "shared/bench/questions.jsonl")
     ap.add_argument("--evidence", type=Path, nargs="*", help="saved evidence (skip collecting)")
     ap.add_argument("--out", type=Path, help=f"default: {OUT} (train), pairs.jsonl (pairs)")
@@ -223,6 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     evidence = args.evidence or collect(args.questions, Path(tempfile.mkdtemp(prefix="reader-")))
     if args.command == "pairs":
         pairs(evidence, args.questions, args.out or Path("pairs.jsonl"))
+    elif args.command == "decide":
+        decide(evidence, args.questions, args.out or OUT)
     else:
         train(evidence, args.questions, args.out or OUT)
     return 0

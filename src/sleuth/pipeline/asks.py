@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..text import content_tokens, stem
+from ..text import STOPWORDS, content_tokens, stem
 
 UNITS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries)"
 # "How long is the bridge": a length answers too.
@@ -100,6 +100,9 @@ LAST_CLAUSE = re.compile(r"(?:[:;.]\s+|\s[-–—]+\s+|--\s*)(?=\S)")
 # Y?"): without one, "best laptops 2024?" is a search, not a yes/no question.
 FINITE = re.compile(r"\b(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would)\b", re.I)
 WORD = re.compile(r"\w+")
+# A word written as a name: a capital, then lower case ("Cher", "McCartney", "O'Brien"). All
+# capitals ("IAM", "API") are as often a product's terms as an answer's name.
+CAPITALISED = re.compile(r"\b[A-Z][a-z][\w'’-]*")
 # Words that say what kind of answer is wanted rather than what it is about.
 ASKING_WORDS = frozenset(
     "year date time many much long old far big often tall large number percentage kind type "
@@ -230,6 +233,29 @@ def nearest_span(wanted: Asks, sentence: str) -> str | None:
         return min(min(abs(m.start() - a), abs(m.end() - a)) for a in at)
 
     return min(found, key=distance).group(0)
+
+
+def names_someone(wanted: Asks, sentence: str) -> bool:
+    """Whether `sentence` names a person, an organisation or a place the question does not:
+    a capitalised word that is not one of the question's own words. The sentence's first word
+    counts only when the next one is capitalised too ("Larry Page founded"): alone it is
+    capitalised by position ("Audit logs are kept"). Unlike the name shape, one word counts
+    ("by Varnholt", "at Google"), so a sentence can answer "who" without a two-word name."""
+    asked = {stem(w) for w in content_tokens(wanted.question)}
+    for m in CAPITALISED.finditer(sentence):
+        word = m.group(0)
+        if word.lower() in STOPWORDS or stem(word.lower()) in asked:
+            continue
+        if sentence[: m.start()].strip(" \"'“‘([") == "" and not _next_capitalised(
+            sentence, m.end()
+        ):
+            continue
+        return True
+    return False
+
+
+def _next_capitalised(sentence: str, end: int) -> bool:
+    return bool(re.match(r"\s+[A-Z]", sentence[end:]))
 
 
 def has_shape(shape: re.Pattern[str], sentence: str, question: str) -> bool:

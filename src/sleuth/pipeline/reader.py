@@ -10,8 +10,11 @@ counting shared words. Weights, thresholds and training figures are in `reader.j
 by `python -m bench.reader train` (docs/reader.md is the model card).
 
 `Reader.read` orders a run's sentences by the probability that they hold the answer. Whether
-that probability reaches `answers_at` decides whether the extractive writer answers or says the
-sources do not, and whether any writer's lead claim can be graded `high` at all.
+the sources answer at all is a question about the run as a whole (`Answers`): the likeliest
+sentence's probability, and whether a kept page is about the question's subject and that
+sentence covers its terms. It decides whether the extractive writer answers or says the sources
+do not. Whether the lead's own probability reaches `answers_at` decides whether any writer's
+lead claim can be graded `high` at all.
 """
 
 from __future__ import annotations
@@ -91,32 +94,88 @@ def features(
     ]
 
 
+ANSWERS = ("best_logit", "title_cover", "best_coverage")
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def run_features(best: float, subject: float, coverage: float) -> list[float]:
+    """The inputs of `Answers`, in the order of ANSWERS: the likeliest sentence's probability
+    (as a logit), the largest share of the question's terms a kept page's title names, and
+    that sentence's coverage of the terms (with its neighbours)."""
+    return [logit(best), subject, coverage]
+
+
 @dataclass(frozen=True, slots=True)
-class Head:
-    """A logistic model: weights over its inputs and a bias, with its two thresholds."""
+class Answers:
+    """Whether a run's sources answer the question: a logistic model over ANSWERS, fitted on
+    the training questions (answerable ones against their unanswerable variants). The sources
+    answer from `at`, which declines a set share of the unanswerable training questions.
+
+    The best probability alone separates them less well: an unanswerable question's distractor
+    pages often hold a sentence the reader likes, but rarely a page titled after the question's
+    subject (those were the hidden gold pages)."""
 
     weights: tuple[float, ...]
     bias: float
-    answers_at: float  # the lead is taken to answer from this probability
+    at: float
 
     def probability(self, x: Sequence[float]) -> float:
-        z = self.bias + sum(w * v for w, v in zip(self.weights, x, strict=True))
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return _sigmoid(self.bias + sum(w * v for w, v in zip(self.weights, x, strict=True)))
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        return {"weights": list(self.weights), "bias": self.bias, "at": self.at}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Answers:
+        return cls(tuple(float(w) for w in data["weights"]), float(data["bias"]), float(data["at"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """A logistic model: weights over its inputs and a bias, with the lead's threshold and
+    the run's answering decision over its probabilities."""
+
+    weights: tuple[float, ...]
+    bias: float
+    answers_at: float  # the lead is taken to answer from this probability (`high` needs it)
+    answers: Answers | None = None  # whether the run answers; without it, the best >= answers_at
+
+    def probability(self, x: Sequence[float]) -> float:
+        return _sigmoid(self.bias + sum(w * v for w, v in zip(self.weights, x, strict=True)))
+
+    def answered(self, best: float, subject: float, coverage: float) -> bool:
+        if self.answers is None:
+            return best >= self.answers_at
+        chance = self.answers.probability(run_features(best, subject, coverage))
+        return chance >= self.answers.at
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "weights": list(self.weights),
             "bias": self.bias,
             "answers_at": self.answers_at,
         }
+        if self.answers is not None:
+            data["answers"] = self.answers.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Head:
+        answers = data.get("answers")
         return cls(
             tuple(float(w) for w in data["weights"]),
             float(data["bias"]),
             float(data["answers_at"]),
+            Answers.from_json(answers) if answers else None,
         )
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 class Encoder(Protocol):
@@ -141,6 +200,14 @@ class Reader:
     @property
     def answers_at(self) -> float:
         return (self.encoded or self.lexical).answers_at
+
+    def answered(self, read: Sequence[tuple[float, Scored]], subject: float) -> bool:
+        """Whether the sources answer: `read` as `read` returns it, `subject` the largest share
+        of the question's terms a kept page's title names."""
+        if not read:
+            return False
+        best, lead = read[0]
+        return (self.encoded or self.lexical).answered(best, subject, lead.coverage)
 
     def read(
         self, ranked: Sequence[Scored], wanted: Asks, sources: Sequence[Source]

@@ -1,12 +1,15 @@
 """The built-in extractive writer: an answer made only of sentences the sources contain.
 
 It leads with the answer: of the kept passages' sentences (`sentences.py` scores them by word
-overlap), the one the reader (`reader.py`) rates likeliest to answer, among those holding the
-asked-for answer shape; then the other sentences the reader takes to bear on the question (at
-least a tenth of the lead's probability), near-repeats dropped, in reading order. When no
-sentence reaches the reader's answering threshold it says so in its first sentence, then gives
-at most four sentences the sources do say that name a third of the question's key terms and
-that the reader rates under half that threshold — so a "not found" opener is not followed by a
+overlap), the one the reader (`reader.py`) rates likeliest to answer (the reader weighs the
+asked-for answer shape itself); then the other sentences the reader takes to bear on the
+question (at least a tenth of the lead's probability), near-repeats dropped, in reading order.
+When the reader decides the sources do not answer (`Reader.answered`; a yes/no question: the
+likeliest sentence is under `answers_at`), or the question asks for a date, a number or a
+duration and no sentence holds one, or asks "who" and the lead names no one the question does
+not (`asks.names_someone`), it says so in its first sentence, then gives at most four
+sentences the sources do say that name a third of the question's key terms and that the
+reader rates under half that threshold — so a "not found" opener is not followed by a
 sentence the reader took for the answer. Every other sentence is copied from the source it
 cites, so its citations are supported by construction: it cannot invent a claim.
 
@@ -25,7 +28,7 @@ from ...ports import WriteTask
 from ...text import clip
 from ...types import Source
 from ..answerability import gap
-from ..asks import Asks, asks
+from ..asks import Asks, asks, names_someone
 from ..reader import reader
 from ..sentences import Candidate, Scored, jaccard, score, sentences, title_cover
 from ..verdict import Said, Verdict, verdict
@@ -40,6 +43,7 @@ BEARING = 0.1  # a sentence the reader rates under a tenth of the lead does not 
 RELATED_COVERAGE = 0.34  # a not-found answer quotes sentences naming a third of the key terms
 RELATED_SENTENCES = 4
 UNSURE = 0.5  # ...and only those the reader rates under half of its answering threshold
+SURE_KINDS = ("a date", "a number", "a duration")  # shapes a sentence cannot answer without
 OPENERS: dict[Said, str] = {"yes": "Yes.", "no": "No.", "unsettled": "Unclear: the sources hedge."}
 
 
@@ -64,10 +68,9 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     found = verdict(read, wanted, sources)
     if found is not None:
         return _stated(read, found, limit)
-    answering = [(p, s) for p, s in read if s.typed is not False]
-    chance, lead = answering[0] if answering else read[0]
-    if answering and chance >= model.answers_at:
-        bearing = [s for p, s in read if s is not lead and p >= BEARING * chance]
+    chance, lead = read[0]
+    if answers(read, wanted, max(titles.values(), default=0.0)):
+        bearing = [s for p, s in read[1:] if p >= BEARING * chance]
         picked = [lead.cand, *_distinct(bearing, limit - 1, [lead.cand])]
         rest = sorted(picked[1:], key=lambda c: (c.number, c.offset))
         return Composition(True, picked[:1] + rest)
@@ -75,6 +78,29 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     related = [s for p, s in read if s.coverage >= RELATED_COVERAGE and p < unsure]
     chosen = _distinct(related, RELATED_SENTENCES)
     return Composition(False, chosen, not_found(wanted, sources))
+
+
+def answers(read: Sequence[tuple[float, Scored]], wanted: Asks, subject: float) -> bool:
+    """Whether the sources answer. A yes/no question keeps the likeliest sentence's threshold:
+    the run decision was fitted on questions asking for a fact, and on PubMedQA it declined
+    questions whose verdict the threshold let through."""
+    model = reader()
+    if wanted.yes_no:
+        return read[0][0] >= model.answers_at
+    return given(read, wanted) and model.answered(read, subject)
+
+
+def given(read: Sequence[tuple[float, Scored]], wanted: Asks) -> bool:
+    """Some sentence holds the asked-for date, number or duration, and a "who" lead names
+    someone. The name and place patterns miss one-word names ("Cher") and places said
+    without a preposition, so a sentence may answer without matching them; but a lead that
+    names no one outside the question cannot say who ("Who founded Example Cloud?" over a
+    page on its audit logs)."""
+    if wanted.kind == "a name":
+        return names_someone(wanted, read[0][1].cand.text)
+    if wanted.kind not in SURE_KINDS:
+        return True
+    return any(s.typed is not False for _, s in read)
 
 
 def _stated(read: Sequence[tuple[float, Scored]], found: Verdict, limit: int) -> Composition:
