@@ -102,6 +102,19 @@ def test_a_save_remembers_the_row_a_listing_reads_and_another_write_does_not(
     assert store.saved_since(before + 2) == (before + 3, (store.list(limit=1)[0],))
 
 
+def test_a_listing_read_before_more_writes_than_are_remembered_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sleuth.store.sessions as module
+
+    monkeypatch.setattr(module, "SAVES_KEPT", 2)
+    store = SessionStore(tmp_path / "sessions.db")
+    for minutes in range(3):
+        _save(store, days_ago=-minutes / 1440)  # each newer than the last
+    assert store.saved_since(0) is None
+    assert store.saved_since(1) == (3, tuple(reversed(store.list()[:2])))
+
+
 def test_duplicate_id_is_refused(store: SessionStore) -> None:
     record = _save(store)
     with pytest.raises(UsageError, match="already exists"):

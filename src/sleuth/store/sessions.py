@@ -191,6 +191,8 @@ class SessionStore:
         the number of the last write; None if a write since was something else (a tag, a
         removal) or is no longer remembered, so a listing read before it must be read again."""
         with self._counting:
+            if self.changes - change > SAVES_KEPT:
+                return None  # more writes than are remembered: no need to walk them
             saved = [self._saves.get(n) for n in range(change + 1, self.changes + 1)]
             upto = self.changes
         if any(s is None for s in saved):
