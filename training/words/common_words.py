@@ -1,7 +1,7 @@
 """Write src/sleuth/pipeline/common_words.txt: the English words common enough that a passage
 not saying one is no sign it is about something else (`terms.slight`).
 
-    python training/words/common_words.py     # in a venv with wordfreq installed (.venv-train)
+    .venv-train/bin/pip install wordfreq && .venv-train/bin/python training/words/common_words.py
 
 The words are wordfreq's (https://github.com/rspeer/wordfreq) English list down to a Zipf
 frequency of ZIPF: about once in every 100,000 words of general text. wordfreq's data is
