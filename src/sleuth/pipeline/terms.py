@@ -137,10 +137,10 @@ CATEGORY = re.compile(r"\b(?:what|which)\s+([a-z]+)", re.IGNORECASE)  # "from wh
 
 def slight(word: str, wanted: Asks, texts: Sequence[str]) -> bool:
     """Whether `word`, a question term a passage does not say, is too common a word for its
-        absence to show the passage is about something else: one of the commonest English words,
-        not written as a name in `texts` (the kept pages: capitalised mid-sentence more often than
-    not; "Australia", "Orange"), not a number, and not the kind of
-        thing the question asks for."""
+    absence to show the passage is about something else: one of the commonest English words,
+    not written as a name in `texts` (the kept pages: capitalised mid-sentence more often than
+    in lower case, as "Neil Young"), not a number, and not the kind of thing the question asks
+    for."""
     if word not in common_words() or number(word) is not None:
         return False
     if any(m.group(1).lower() == word for m in CATEGORY.finditer(wanted.question)):
