@@ -42,7 +42,7 @@ import numpy as np
 from sleuth.evaluate.questions import load_questions, sample
 from sleuth.evaluate.score import contains_answer
 from sleuth.pipeline.asks import asks
-from sleuth.pipeline.crossenc import MODEL, shipped_encoder
+from sleuth.pipeline.crossenc import MODEL, CrossEncoder, shipped_encoder
 from sleuth.pipeline.reader import (
     ANSWERS,
     FEATURES,
@@ -65,12 +65,19 @@ TRAINED_ON = ("nq_open_oracle", "hotpotqa_fullwiki_amor500")  # dev sets the rea
 MEASURED = ("hotpotqa_hipporag_train100", "musique_hipporag_train100")  # bench rows: never
 L2 = 1.0
 DECLINE_SHARE = 0.85
+PARTS = 2  # the cross-encoder's scores the heads learn from are out of fold: see `train`
 OUT = REPO / "src" / "sleuth" / "pipeline" / "reader.json"
 
 
 def held_out(questions: Path) -> set[str]:
     nq = [q for q in load_questions(questions) if q.dataset == "nq_open_oracle"]
     return {q.id for seed in HELD_OUT_SEEDS for q in sample(nq, HELD_OUT_N, seed)}
+
+
+def part(question_id: str) -> int:
+    """Which of PARTS a training question falls in, by a hash of its id (a question and its
+    unanswerable variant share it)."""
+    return hashlib.sha256(question_id.encode()).digest()[0] % PARTS
 
 
 def trainable(questions: Path) -> set[str]:
@@ -188,11 +195,23 @@ def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
     return with_decisions(data, heads)
 
 
-def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
+def train(evidence: Sequence[Path], questions: Path, out: Path, parts: Sequence[Path] = ()) -> None:
+    """Fit the heads and the decisions. With `parts` (PARTS directories, each a cross-encoder
+    trained without the questions of that part: `pairs --part`), each question's sentences are
+    scored by the model that never saw it. The shipped model has learned the training
+    questions, so its own scores of them are better than it scores a user's question: heads
+    fitted on them would trust it too much, and thresholds set on them would decline fewer
+    unanswerable questions than they should."""
     allowed = trainable(questions)
     items = [i for path in evidence for i in load(path) if i.id in allowed]
     encoder = shipped_encoder()
-    heads = train_heads([rows(i, encoder) for i in items])
+    if parts and encoder is not None:
+        if len(parts) != PARTS:
+            raise SystemExit(f"--parts wants {PARTS} directories, one per part")
+        unseen = [CrossEncoder(d / "reader-ce.int8.onnx", d / "vocab.txt") for d in parts]
+        heads = train_heads([rows(i, unseen[part(i.id)]) for i in items])
+    else:
+        heads = train_heads([rows(i, encoder) for i in items])
     data = {"features": list(FEATURES)} | {k: h.to_json() for k, h in heads.items()}
     data["trained_on"] = {
         "questions": len(items),
@@ -201,6 +220,7 @@ def train(evidence: Sequence[Path], questions: Path, out: Path) -> None:
         "held_out": f"NQ dev seeds {HELD_OUT_SEEDS}, {HELD_OUT_N} each",
         "evidence_sha256": _digest(evidence),
         "cross_encoder_sha256": _digest([OUT.parent / MODEL]) if encoder else None,
+        "cross_encoder_scores": f"out of fold, {PARTS} parts" if parts else "in sample",
     }
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     _show(heads)
@@ -239,15 +259,20 @@ def _show(heads: dict[str, Head]) -> None:
             print(f"  answers: {shown}, bias {a.bias:+.3f}, at {a.at}")
 
 
-def pairs(evidence: Sequence[Path], questions: Path, out: Path) -> None:
+def pairs(evidence: Sequence[Path], questions: Path, out: Path, only: int | None = None) -> None:
     """The cross-encoder's training data (training/reader/): every sentence the reader reads
     for each trainable question, labelled, and the held-out NQ questions marked (the trainer
-    reports on them and never learns from them)."""
+    reports on them and never learns from them). With `only`, a part's model: the questions of
+    that part are held out instead, and the reporting samples left out."""
     skip, allowed = held_out(questions), trainable(questions)
     with out.open("w", encoding="utf-8") as f:
         for item in (i for path in evidence for i in load(path)):
-            if item.id not in allowed and item.id not in skip:
+            if item.id not in allowed and (only is not None or item.id not in skip):
                 continue
+            if only is None:
+                split = "heldout" if item.id in skip else "train"
+            else:
+                split = "heldout" if part(item.id) == only else "train"
             wanted = asks(item.question)
             titles = title_cover(item.sources, wanted)
             ranked = sorted(score(sentences(item.sources), wanted, titles), key=lambda s: -s.value)
@@ -256,7 +281,7 @@ def pairs(evidence: Sequence[Path], questions: Path, out: Path) -> None:
                 row = {
                     "id": item.id,
                     "answerable": item.answerable,
-                    "split": "heldout" if item.id in skip else "train",
+                    "split": split,
                     "question": item.question,
                     "sentence": s.cand.text,
                     "title": pages.get(s.cand.number, ""),
@@ -294,14 +319,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--questions", type=Path, default=REPO.parent / "shared/bench/questions.jsonl")
     ap.add_argument("--evidence", type=Path, nargs="*", help="saved evidence (skip collecting)")
     ap.add_argument("--out", type=Path, help=f"default: {OUT} (train), pairs.jsonl (pairs)")
+    ap.add_argument("--part", type=int, choices=range(PARTS), help="pairs: one part's model")
+    ap.add_argument(
+        "--parts",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="train: the parts' models (directories), for out-of-fold scores",
+    )
     args = ap.parse_args(argv)
     evidence = args.evidence or collect(args.questions, Path(tempfile.mkdtemp(prefix="reader-")))
     if args.command == "pairs":
-        pairs(evidence, args.questions, args.out or Path("pairs.jsonl"))
+        pairs(evidence, args.questions, args.out or Path("pairs.jsonl"), args.part)
     elif args.command == "decide":
         decide(evidence, args.questions, args.out or OUT)
     else:
-        train(evidence, args.questions, args.out or OUT)
+        train(evidence, args.questions, args.out or OUT, args.parts)
     return 0
 
 

@@ -62,3 +62,26 @@ def test_a_page_about_another_film_does_not_answer_for_the_film(
     _, line = confidence(testweb_env, capsys, OTHER_FILM, question, "tidewater")
     assert not line.startswith("confidence · high")
     assert "'tidewater'" in line
+
+
+CLUB: Pages = {
+    "http://football.example.org/varnby-rovers-managers": (
+        "List of Varnby Rovers managers",
+        "Varnby Rovers is a football club founded in 1888.",
+        "The longest-serving manager of Varnby Rovers is Ana Vell, who managed the club from "
+        "1986 to 2013.",
+        "She won 13 league titles.",
+    ),
+}
+
+
+def test_a_common_word_the_passage_does_not_repeat_is_not_named_missing(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lead never says "history"; a word that common says nothing of what the passage is
+    about, so it is not named missing and does not hold the answer back from `high`."""
+    question = "who is the longest serving manager in varnby rovers history"
+    lead, line = confidence(testweb_env, capsys, CLUB, question, "varnby rovers")
+    assert "Ana Vell" in lead
+    assert "'history'" not in line
+    assert line.startswith("confidence · high · ")

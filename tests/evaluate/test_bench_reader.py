@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.reader import held_out, trainable
+from bench.reader import PARTS, held_out, pairs, part, trainable
+from bench.replay import Evidence
+
+from sleuth.types import Passage, Source
 
 
 def line(qid: str, dataset: str, answers: list[str], gold: list[str]) -> str:
@@ -30,3 +33,32 @@ def test_trainable_questions(tmp_path: Path) -> None:
     allowed, reported = trainable(questions), held_out(questions)
     assert reported and not allowed & reported
     assert allowed == {f"nq/{i}" for i in range(250)} - reported | {"full/kept"}
+
+
+def test_a_part_model_never_learns_its_own_part(tmp_path: Path) -> None:
+    """`pairs --part K` holds out part K's questions (both variants of each) and leaves the
+    reporting samples out, so the model it trains can score part K out of fold."""
+    ids = [f"nq/{i}" for i in range(250)]
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("\n".join(line(i, "nq_open_oracle", ["Paris"], [i]) for i in ids) + "\n")
+    page = "Paris is the capital of France. It lies on the Seine."
+    sources = (Source(1, "http://example.test/paris", "Paris", 1.0, (Passage(page, 1.0, 0),),
+                      text=page),)  # fmt: skip
+    evidence = tmp_path / "evidence.jsonl"
+    with evidence.open("w") as f:
+        for i in ids:
+            for answerable in (True, False):
+                item = Evidence(
+                    i, "What is the capital of France?", ("Paris",), answerable, sources
+                )
+                f.write(json.dumps(item.to_json()) + "\n")
+    reported, allowed = held_out(questions), trainable(questions)
+    for only in range(PARTS):
+        out = tmp_path / f"pairs-{only}.jsonl"
+        pairs([evidence], questions, out, only)
+        rows = [json.loads(r) for r in out.read_text().splitlines()]
+        split = {(r["id"], r["answerable"]): r["split"] for r in rows}
+        assert {i for i, _ in split} == allowed and not allowed & reported
+        for (qid, _), kind in split.items():
+            assert kind == ("heldout" if part(qid) == only else "train")
+    assert {part(i) for i in allowed} == set(range(PARTS))

@@ -10,6 +10,7 @@ import pytest
 from sleuth.pipeline.answerability import missing_terms
 from sleuth.pipeline.asks import asks
 from sleuth.pipeline.terms import terms_said
+from sleuth.types import Passage, Source
 
 
 def missing(question: str, passage: str) -> list[str]:
@@ -178,3 +179,55 @@ def test_the_not_found_reason_names_only_terms_no_page_says_in_any_form() -> Non
     )
     wanted = asks("who was the 14th director of the us zephyr mint")
     assert absent_terms(wanted, [page]) == ["zephyr"]
+
+
+def missing_over(question: str, passage: str, pages: list[str]) -> list[str]:
+    """The missing terms, with `pages` the run's kept pages (whose usage `terms.slight` reads)."""
+    wanted = asks(question)
+    kept = [Source(n, f"http://example.test/{n}", f"page {n}", 1.0, (Passage(text, 1.0, 0),),
+                   text=text) for n, text in enumerate(pages, 1)]  # fmt: skip
+    return missing_terms(wanted, terms_said(wanted, passage), kept)
+
+
+LEAD = "The longest-serving manager of Manchester United is Sir Alex Ferguson."
+
+
+def test_a_common_word_the_passage_omits_does_not_hold_the_answer_back() -> None:
+    pages = [LEAD, "The club's history began in 1878."]
+    assert missing_over("who is the longest serving manager in manchester united history", LEAD,
+                        pages) == []  # fmt: skip
+    # Without the pages' usage nothing is slight: the strict rule of terms_said alone.
+    assert missing("who is the longest serving manager in manchester united history", LEAD) == [
+        "history"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "pages", "term"),
+    [
+        # a rare word says what the passage is about
+        (
+            "who won the mens singles at varnby open",
+            "Ana Vell won the women's singles.",
+            [],
+            "mens",
+        ),
+        # a common word the pages write as a name is a name
+        (
+            "who sang young love in varnby",
+            "Varnby's anthem was sung by Ana Vell.",
+            ["Neil Young recorded it in Varnby.", "Young toured often; Neil Young sang."],
+            "young",
+        ),
+        # a number is never slight, nor a number word
+        ("who won series two of varnby idol", "Ana Vell won Varnby Idol.", [], "two"),
+        # the kind of thing asked for
+        ("varnby gin comes from what state", "Varnby gin is made by Ana Vell.", [], "state"),
+        # a place the list leaves out as a name
+        ("when did varnby air in australia", "Varnby first aired in 1998.", [], "australia"),
+    ],
+)
+def test_a_term_that_tells_what_the_passage_is_about_stays_missing(
+    question: str, passage: str, pages: list[str], term: str
+) -> None:
+    assert term in missing_over(question, passage, [passage, *pages])

@@ -47,7 +47,7 @@ from .asks import Asks, asks, coverage, nearest_span, shape_spans
 from .cite import Claim, claims
 from .reader import reader
 from .support import context_of
-from .terms import terms_said
+from .terms import slight, terms_said
 from .verdict import says_in
 
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
@@ -98,10 +98,17 @@ def says_not_found(answer: str) -> bool:
     return bool(NOT_FOUND.search(opening))
 
 
-def missing_terms(wanted: Asks, found: frozenset[str] | set[str]) -> list[str]:
+def missing_terms(
+    wanted: Asks, found: frozenset[str] | set[str], sources: Sequence[Source] = ()
+) -> list[str]:
     """The question's subject terms (its key terms but the frame words) not in `found`, what
-    `terms.terms_said` finds a text says in any form."""
-    return [word for key, word in wanted.subject.items() if key not in found]
+    `terms.terms_said` finds a text says in any form; but not one too common to show that a
+    passage is about something else, as the kept `sources` write it (`terms.slight`)."""
+    absent = [word for key, word in wanted.subject.items() if key not in found]
+    if not absent or not sources:
+        return absent
+    texts = [s.text or " ".join(p.text for p in s.passages) for s in sources]
+    return [word for word in absent if not slight(word, wanted, texts)]
 
 
 def stated_gap(answer: str) -> str | None:
@@ -162,8 +169,9 @@ def assess(
     evidence = _evidence(wanted, lead, found, sources)
     chance = reader().lead_chance(question, lead.sentence, lead.numbers, sources)
     checks = _Checks(lead, own, verification, missing, answer, chance)
-    grade = _grade(wanted, evidence, checks, found)
-    against, for_it = _reasons(wanted, evidence, checks, found, sources)
+    absent = missing_terms(wanted, found, sources)
+    grade = _grade(wanted, evidence, checks, absent)
+    against, for_it = _reasons(wanted, evidence, checks, absent, sources)
     return Assessment(grade, tuple(for_it + against if grade == "high" else against + for_it))
 
 
@@ -208,7 +216,7 @@ class _Checks:
         return all(not s.snippet for s in self.own)
 
 
-def _grade(wanted: Asks, evidence: Evidence, checks: _Checks, found: set[str]) -> Confidence:
+def _grade(wanted: Asks, evidence: Evidence, checks: _Checks, absent: list[str]) -> Confidence:
     if not evidence.answers or not checks.lead_supported:
         return "low"
     if (
@@ -219,14 +227,14 @@ def _grade(wanted: Asks, evidence: Evidence, checks: _Checks, found: set[str]) -
         and not wanted.chained
         and (not wanted.yes_no or checks.says_yes_no(wanted))
         and not checks.missing
-        and not missing_terms(wanted, found)
+        and not absent
     ):
         return "high"
     return "medium"
 
 
 def _reasons(
-    wanted: Asks, evidence: Evidence, checks: _Checks, found: set[str], sources: Sequence[Source]
+    wanted: Asks, evidence: Evidence, checks: _Checks, absent: list[str], sources: Sequence[Source]
 ) -> tuple[list[str], list[str]]:
     """Every finding: those against the answer, and those for it."""
     against: list[str] = []
@@ -236,7 +244,6 @@ def _reasons(
     elif evidence.typed:
         named = nearest_span(wanted, checks.lead.sentence) or _spans(wanted, checks)[0]
         for_it.append(f"the lead claim gives {wanted.kind}: {named}")
-    absent = missing_terms(wanted, found)
     if absent:
         against.insert(0, "the cited passage does not mention " + _listed(absent))
     else:

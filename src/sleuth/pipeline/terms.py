@@ -18,6 +18,14 @@ a passage that says "eruption", "14th" from one that says "fourteenth" and "us" 
 * by another name from a short table of common abbreviations and country adjectives
   ("US"/"U.S."/"United States"/"American", "UK"/"Britain"/"British").
 
+A term a passage does not say at all may still be too common to show that the passage is about
+something else (`slight`): "history" in "the longest-serving manager in Manchester United
+history", "place" in "when does the festival take place". Such a word is one of the ~1,000
+commonest in English (`common_words.txt`, from wordfreq's frequencies, names left out), the kept
+pages do not write it as a name (capitalised mid-sentence more often than in lower case), it is
+no number, and it is not the kind of thing the question asks for
+("from what *state*").
+
 Suffix rules never make one name of another: "Jordanian" does not say "Jordan" (a player's name
 as often as a country's) and "Nigerian" does not say "Niger"; only the table relates a country
 to its adjective. The table is general usage, not read off any question set.
@@ -28,7 +36,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
+from importlib import resources
 from itertools import pairwise
 
 from ..text import STOPWORDS, stem, words
@@ -120,6 +129,32 @@ class Page:
     def names(self, line: int) -> bool:
         forms = ALIASES[line]
         return any(f in self.text for f in forms) and bool(IN_PAGE[line].search(self.text))
+
+
+COMMON_WORDS = "common_words.txt"  # training/words/common_words.py writes it
+CATEGORY = re.compile(r"\b(?:what|which)\s+([a-z]+)", re.IGNORECASE)  # "from what state"
+
+
+def slight(word: str, wanted: Asks, texts: Sequence[str]) -> bool:
+    """Whether `word`, a question term a passage does not say, is too common a word for its
+    absence to show the passage is about something else: one of the commonest English words,
+    not written as a name in `texts` (the kept pages: capitalised mid-sentence more often than
+    in lower case, as "Neil Young"), not a number, and not the kind of thing the question asks
+    for."""
+    if word not in common_words() or number(word) is not None:
+        return False
+    if any(m.group(1).lower() == word for m in CATEGORY.finditer(wanted.question)):
+        return False
+    plain = re.compile(rf"\b{re.escape(word)}\b")
+    named = re.compile(rf"(?<=[a-z,;] ){re.escape(word.capitalize())}\b")
+    lower = sum(len(plain.findall(t)) for t in texts)
+    return lower >= sum(len(named.findall(t)) for t in texts)
+
+
+@cache
+def common_words() -> frozenset[str]:
+    text = resources.files(__package__).joinpath(COMMON_WORDS).read_text(encoding="utf-8")
+    return frozenset(w for w in text.splitlines() if w and not w.startswith("#"))
 
 
 def terms_said(wanted: Asks, text: str) -> set[str]:
