@@ -205,6 +205,8 @@ def train(evidence: Sequence[Path], questions: Path, out: Path, parts: Sequence[
     allowed = trainable(questions)
     items = [i for path in evidence for i in load(path) if i.id in allowed]
     encoder = shipped_encoder()
+    if parts and encoder is None:
+        raise SystemExit("--parts scores with the parts' cross-encoders: install the reader extra")
     if parts and encoder is not None:
         if len(parts) != PARTS:
             raise SystemExit(f"--parts wants {PARTS} directories, one per part")

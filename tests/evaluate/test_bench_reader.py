@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.reader import PARTS, held_out, pairs, part, trainable
+import bench.reader
+import pytest
+from bench.reader import PARTS, held_out, pairs, part, train, trainable
 from bench.replay import Evidence
 
 from sleuth.types import Passage, Source
@@ -62,3 +64,18 @@ def test_a_part_model_never_learns_its_own_part(tmp_path: Path) -> None:
         for (qid, _), kind in split.items():
             assert kind == ("heldout" if part(qid) == only else "train")
     assert {part(i) for i in allowed} == set(range(PARTS))
+
+
+def test_out_of_fold_scores_without_the_cross_encoder_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`train --parts` without the reader extra says so rather than fitting in-sample heads."""
+    monkeypatch.setattr(bench.reader, "shipped_encoder", lambda: None)
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(line("nq/0", "nq_open_oracle", ["Paris"], ["p"]) + "\n")
+    evidence = tmp_path / "evidence.jsonl"
+    evidence.write_text("")
+    out = tmp_path / "reader.json"
+    with pytest.raises(SystemExit, match="reader extra"):
+        train([evidence], questions, out, parts=[tmp_path / "a", tmp_path / "b"])
+    assert not out.exists()
