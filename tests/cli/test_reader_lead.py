@@ -7,19 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.helpers import run
+from tests.cli.helpers import Pages, ask_pages
 from tests.testweb.server import TestWeb
-
-Pages = dict[str, tuple[str, ...]]
-
-
-def _page(title: str, *paragraphs: str) -> str:
-    body = "".join(f"<p>{p}</p>" for p in paragraphs)
-    return (
-        f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{body}"
-        "</article></body></html>"
-    )
-
 
 PAGES: Pages = {
     "http://monuments.example.org/harrow-bell-tower": (
@@ -79,18 +68,9 @@ CASES = [
 def ask(
     web: TestWeb, capsys: pytest.CaptureFixture[str], pages: Pages, question: str, topic: str
 ) -> str:
-    for url, (title, *paragraphs) in pages.items():
-        web.add_page(url, _page(title, *paragraphs))
-    hits = [
-        {"url": url, "title": title, "content": paragraphs[0][:100]}
-        for url, (title, *paragraphs) in pages.items()
-        if topic in url or topic in title.lower()
-    ]
-    web.script_search(topic, hits)
-    code, out, err = run(["ask", question, "--search=searxng", "--no-sessions"], capsys)
-    assert code == 0, err
+    lead, err = ask_pages(web, capsys, pages, question, topic, only_topic=True)
     assert "confidence · low" not in err
-    return out.split("\n\n", 2)[1]  # the lead, after the "# question" heading
+    return lead
 
 
 @pytest.mark.parametrize(("question", "topic", "answer"), CASES)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.helpers import run
-from tests.cli.test_reader_lead import Pages, _page
+from tests.cli.helpers import Pages, ask_pages
 from tests.testweb.server import TestWeb
 
 SEASON: Pages = {
@@ -32,17 +31,8 @@ def confidence(
     web: TestWeb, capsys: pytest.CaptureFixture[str], pages: Pages, question: str, topic: str
 ) -> tuple[str, str]:
     """The answer's lead and its confidence line."""
-    for url, (title, *paragraphs) in pages.items():
-        web.add_page(url, _page(title, *paragraphs))
-    hits = [
-        {"url": url, "title": title, "content": paragraphs[0][:100]}
-        for url, (title, *paragraphs) in pages.items()
-    ]
-    web.script_search(topic, hits)
-    code, out, err = run(["ask", question, "--search=searxng", "--no-sessions"], capsys)
-    assert code == 0, err
-    line = next(x for x in err.splitlines() if x.startswith("confidence · "))
-    return out.split("\n\n", 2)[1], line
+    lead, err = ask_pages(web, capsys, pages, question, topic)
+    return lead, next(x for x in err.splitlines() if x.startswith("confidence · "))
 
 
 def test_a_term_in_another_form_is_not_named_missing(

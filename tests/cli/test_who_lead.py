@@ -9,28 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.helpers import run
+from tests.cli.helpers import ask_pages
 from tests.testweb.server import TestWeb
 
 NOT_FOUND = "The sources found do not contain the answer"
 
 
-def _page(title: str, *paragraphs: str) -> str:
-    body = "".join(f"<p>{p}</p>" for p in paragraphs)
-    return (
-        f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{body}"
-        "</article></body></html>"
-    )
-
-
 def ask(web: TestWeb, capsys: pytest.CaptureFixture[str], url: str, *paragraphs: str) -> str:
-    title, *rest = paragraphs
-    web.add_page(url, _page(title, *rest))
-    web.script_search("quillmark", [{"url": url, "title": title, "content": rest[0][:100]}])
-    question = "who founded quillmark"
-    code, out, err = run(["ask", question, "--search=searxng", "--no-sessions"], capsys)
-    assert code == 0, err
-    return out.split("\n\n", 2)[1]  # the lead, after the "# question" heading
+    return ask_pages(web, capsys, {url: paragraphs}, "who founded quillmark", "quillmark")[0]
 
 
 def test_a_founder_named_by_one_word_answers(
