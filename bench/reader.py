@@ -25,9 +25,12 @@ unanswerable ones too.
     python -m bench.reader decide --evidence ...   # refit only the decisions over shipped heads
     python -m bench.reader rank --evidence ...     # fit only the rankers over shipped heads
 
-Each head also has a ranker (`reader.Ranker`) that picks the lead: a conditional logit over
-each answerable training question's sentences, fitted to put the softmax mass on those holding
-the answer (`fit_ranker`). The decisions read the probability of the lead it picks.
+With `train --rank` (or `rank` over the shipped heads), each head also gets a ranker
+(`reader.Ranker`) that picks the lead: a conditional logit over each answerable training
+question's sentences, fitted to put the softmax mass on those holding the answer
+(`fit_ranker`); the decisions then read the probability of the lead it picks. The shipped
+reader has none: it led with the answer more often but gave `high` less (docs/reader.md,
+seventh round).
 """
 
 from __future__ import annotations
@@ -245,7 +248,10 @@ def fitted(xs: list[list[float]], ys: list[int]) -> Head:
     return Head(tuple(float(v) for v in w[:-1]), float(w[-1]), 0.5)
 
 
-def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
+def train_heads(data: Sequence[Rows], rank: bool = False) -> dict[str, Head]:
+    """The heads, each with its `answers_at` and decision; with `rank`, each with a ranker
+    too, and the decisions read the lead it picks (docs/reader.md, seventh round: tried, not
+    shipped)."""
     lexical = fitted([x for r in data for x in r.read.xs], [y for r in data for y in r.ys])
     lexical = replace(lexical, answers_at=answers_at(data, lexical))
     heads = {"lexical": lexical}
@@ -254,7 +260,7 @@ def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
         ys = [r.ys[i] for r in data for i in range(len(r.read.encoded))]
         encoded = fitted(xs, ys)
         heads["cross_encoder"] = replace(encoded, answers_at=answers_at(data, lexical, encoded))
-    return with_decisions(data, with_rankers(data, heads))
+    return with_decisions(data, with_rankers(data, heads) if rank else heads)
 
 
 def with_rankers(data: Sequence[Rows], heads: dict[str, Head]) -> dict[str, Head]:
@@ -263,7 +269,13 @@ def with_rankers(data: Sequence[Rows], heads: dict[str, Head]) -> dict[str, Head
     return {k: replace(h, ranker=fit_ranker(data, k == "cross_encoder")) for k, h in heads.items()}
 
 
-def train(evidence: Sequence[Path], questions: Path, out: Path, parts: Sequence[Path] = ()) -> None:
+def train(
+    evidence: Sequence[Path],
+    questions: Path,
+    out: Path,
+    parts: Sequence[Path] = (),
+    rank: bool = False,
+) -> None:
     """Fit the heads and the decisions. With `parts` (PARTS directories, each a cross-encoder
     trained without the questions of that part: `pairs --part`), each question's sentences are
     scored by the model that never saw it. The shipped model has learned the training
@@ -279,9 +291,9 @@ def train(evidence: Sequence[Path], questions: Path, out: Path, parts: Sequence[
         if len(parts) != PARTS:
             raise SystemExit(f"--parts wants {PARTS} directories, one per part")
         unseen = [CrossEncoder(d / "reader-ce.int8.onnx", d / "vocab.txt") for d in parts]
-        heads = train_heads([rows(i, unseen[part(i.id)]) for i in items])
+        heads = train_heads([rows(i, unseen[part(i.id)]) for i in items], rank)
     else:
-        heads = train_heads([rows(i, encoder) for i in items])
+        heads = train_heads([rows(i, encoder) for i in items], rank)
     data = {"features": list(FEATURES)} | {k: h.to_json() for k, h in heads.items()}
     data["trained_on"] = {
         "questions": len(items),
@@ -422,6 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="train: the parts' models (directories), for out-of-fold scores",
     )
+    ap.add_argument("--rank", action="store_true", help="train: fit the rankers too")
     args = ap.parse_args(argv)
     evidence = args.evidence or collect(args.questions, Path(tempfile.mkdtemp(prefix="reader-")))
     if args.command == "pairs":
@@ -431,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "rank":
         rank(evidence, args.questions, args.out or OUT)
     else:
-        train(evidence, args.questions, args.out or OUT, args.parts)
+        train(evidence, args.questions, args.out or OUT, args.parts, args.rank)
     return 0
 
 

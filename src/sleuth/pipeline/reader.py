@@ -10,8 +10,9 @@ counting shared words. Weights, thresholds and training figures are in `reader.j
 by `python -m bench.reader train` (docs/reader.md is the model card).
 
 `Reader.read` gives each of a run's sentences the probability that it holds the answer, and
-puts first the lead a `Ranker` picks (a conditional logit fitted within each question, which
-ranks better than the calibrated probability), the others likeliest first. Whether the
+puts first the lead a `Ranker` picks when `reader.json` has one (a conditional logit fitted
+within each question; the shipped reader has none, docs/reader.md's seventh round says why),
+else the likeliest; the others follow, likeliest first. Whether the
 sources answer at all is a question about the run as a whole (`Answers`): the lead's
 probability, and whether a kept page is about the question's subject and the lead covers its
 terms. It decides whether the extractive writer answers or says the sources
