@@ -23,6 +23,14 @@ questions, answerable against unanswerable, its threshold declining DECLINE_SHAR
 unanswerable ones too.
 
     python -m bench.reader decide --evidence ...   # refit only the decisions over shipped heads
+    python -m bench.reader rank --evidence ...     # fit only the rankers over shipped heads
+
+With `train --rank` (or `rank` over the shipped heads), each head also gets a ranker
+(`reader.Ranker`) that picks the lead: a conditional logit over each answerable training
+question's sentences, fitted to put the softmax mass on those holding the answer
+(`fit_ranker`); the decisions then read the probability of the lead it picks. The shipped
+reader has none: it led with the answer more often but gave `high` less (docs/reader.md,
+seventh round).
 """
 
 from __future__ import annotations
@@ -46,13 +54,17 @@ from sleuth.pipeline.crossenc import MODEL, CrossEncoder, shipped_encoder
 from sleuth.pipeline.reader import (
     ANSWERS,
     FEATURES,
+    RANKS,
     READ,
     Answers,
     Encoder,
     Head,
     Inputs,
+    Ranker,
     chances,
     inputs,
+    order,
+    ranking,
     run_features,
 )
 from sleuth.pipeline.sentences import score, sentences, title_cover
@@ -64,6 +76,7 @@ HELD_OUT_N = 200
 TRAINED_ON = ("nq_open_oracle", "hotpotqa_fullwiki_amor500")  # dev sets the reader learns from
 MEASURED = ("hotpotqa_hipporag_train100", "musique_hipporag_train100")  # bench rows: never
 L2 = 1.0
+RANK_L2 = 1.0
 DECLINE_SHARE = 0.85
 PARTS = 2  # the cross-encoder's scores the heads learn from are out of fold: see `train`
 OUT = REPO / "src" / "sleuth" / "pipeline" / "reader.json"
@@ -140,6 +153,56 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 30) -> np.nda
     return w
 
 
+def fit_ranker(data: Sequence[Rows], encoded: bool, l2: float = RANK_L2, steps: int = 50) -> Ranker:
+    """A conditional logit over each answerable training question's sentences: maximise the
+    log of the softmax mass on the sentences holding the answer, with an L2 penalty, by Fisher
+    scoring with a backtracking line search (numpy). Questions none of whose sentences holds
+    the answer, and unanswerable ones, teach a ranking nothing and are left out."""
+    groups = [
+        (np.array(ranking(r.read, encoded), dtype=float), np.array(r.ys, dtype=float))
+        for r in data
+        if any(r.ys)
+    ]
+    w = np.zeros(groups[0][0].shape[1]) if groups else np.zeros(0)
+
+    def objective(w: np.ndarray) -> float:
+        total = -0.5 * l2 * float(w @ w)
+        for x, y in groups:
+            s = x @ w
+            total += _lse(s[y > 0]) - _lse(s)
+        return total
+
+    now = objective(w)
+    for _ in range(steps):
+        grad = -l2 * w
+        fisher = l2 * np.eye(len(w))
+        for x, y in groups:
+            s = x @ w
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            q = np.where(y > 0, np.exp(s - s.max()), 0.0)
+            q /= q.sum()
+            grad += x.T @ (q - p)
+            mean = x.T @ p
+            fisher += (x * p[:, None]).T @ x - np.outer(mean, mean)
+        step = np.linalg.solve(fisher, grad)
+        t, new = 1.0, objective(w + step)
+        while new < now and t > 1e-4:
+            t /= 2
+            new = objective(w + t * step)
+        if new < now:
+            break
+        w, gain, now = w + t * step, new - now, new
+        if gain < 1e-8:
+            break
+    return Ranker(tuple(float(v) for v in w))
+
+
+def _lse(s: np.ndarray) -> float:
+    top = float(s.max())
+    return top + float(np.log(np.exp(s - top).sum()))
+
+
 def answers_at(data: Sequence[Rows], lexical: Head, encoded: Head | None = None) -> float:
     """The probability below which the writer declines DECLINE_SHARE of the unanswerable
     training questions (their likeliest sentence holding the asked-for answer shape)."""
@@ -154,13 +217,15 @@ def answers_at(data: Sequence[Rows], lexical: Head, encoded: Head | None = None)
 
 def decision(data: Sequence[Rows], lexical: Head, encoded: Head | None = None) -> Answers:
     """Whether a run answers (`reader.Answers`), fitted on the training questions with the
-    head's probabilities: an answerable question against an unanswerable one. Its threshold
-    declines DECLINE_SHARE of the unanswerable ones, as `answers_at` does."""
+    head's probability of the lead its ranker picks: an answerable question against an
+    unanswerable one. Its threshold declines DECLINE_SHARE of the unanswerable ones, as
+    `answers_at` does."""
+    head = encoded or lexical
     xs, ys = [], []
     for r in (r for r in data if r.ys):
         found = chances(r.read, lexical, encoded)
-        best = max(range(len(found)), key=found.__getitem__)
-        xs.append(run_features(found[best], r.subject, r.coverage[best]))
+        lead = order(r.read, found, head.ranker, encoded is not None)[0]
+        xs.append(run_features(found[lead], r.subject, r.coverage[lead]))
         ys.append(int(r.answerable))
     w = fit(np.hstack([np.array(xs), np.ones((len(xs), 1))]), np.array(ys, dtype=float))
     model = Answers(tuple(float(v) for v in w[:-1]), float(w[-1]), 0.5)
@@ -183,7 +248,10 @@ def fitted(xs: list[list[float]], ys: list[int]) -> Head:
     return Head(tuple(float(v) for v in w[:-1]), float(w[-1]), 0.5)
 
 
-def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
+def train_heads(data: Sequence[Rows], rank: bool = False) -> dict[str, Head]:
+    """The heads, each with its `answers_at` and decision; with `rank`, each with a ranker
+    too, and the decisions read the lead it picks (docs/reader.md, seventh round: tried, not
+    shipped)."""
     lexical = fitted([x for r in data for x in r.read.xs], [y for r in data for y in r.ys])
     lexical = replace(lexical, answers_at=answers_at(data, lexical))
     heads = {"lexical": lexical}
@@ -192,10 +260,22 @@ def train_heads(data: Sequence[Rows]) -> dict[str, Head]:
         ys = [r.ys[i] for r in data for i in range(len(r.read.encoded))]
         encoded = fitted(xs, ys)
         heads["cross_encoder"] = replace(encoded, answers_at=answers_at(data, lexical, encoded))
-    return with_decisions(data, heads)
+    return with_decisions(data, with_rankers(data, heads) if rank else heads)
 
 
-def train(evidence: Sequence[Path], questions: Path, out: Path, parts: Sequence[Path] = ()) -> None:
+def with_rankers(data: Sequence[Rows], heads: dict[str, Head]) -> dict[str, Head]:
+    """Each head with its ranker (`fit_ranker`): the lexical head's over the lexical
+    features, the cross-encoder head's with the encoder's score too."""
+    return {k: replace(h, ranker=fit_ranker(data, k == "cross_encoder")) for k, h in heads.items()}
+
+
+def train(
+    evidence: Sequence[Path],
+    questions: Path,
+    out: Path,
+    parts: Sequence[Path] = (),
+    rank: bool = False,
+) -> None:
     """Fit the heads and the decisions. With `parts` (PARTS directories, each a cross-encoder
     trained without the questions of that part: `pairs --part`), each question's sentences are
     scored by the model that never saw it. The shipped model has learned the training
@@ -211,9 +291,9 @@ def train(evidence: Sequence[Path], questions: Path, out: Path, parts: Sequence[
         if len(parts) != PARTS:
             raise SystemExit(f"--parts wants {PARTS} directories, one per part")
         unseen = [CrossEncoder(d / "reader-ce.int8.onnx", d / "vocab.txt") for d in parts]
-        heads = train_heads([rows(i, unseen[part(i.id)]) for i in items])
+        heads = train_heads([rows(i, unseen[part(i.id)]) for i in items], rank)
     else:
-        heads = train_heads([rows(i, encoder) for i in items])
+        heads = train_heads([rows(i, encoder) for i in items], rank)
     data = {"features": list(FEATURES)} | {k: h.to_json() for k, h in heads.items()}
     data["trained_on"] = {
         "questions": len(items),
@@ -249,6 +329,27 @@ def decide(evidence: Sequence[Path], questions: Path, out: Path) -> None:
     print(f"-> {out}")
 
 
+def rank(evidence: Sequence[Path], questions: Path, out: Path) -> None:
+    """Fit only the rankers over the heads `out` holds (their weights, `answers_at` and
+    decisions kept), on the trainable questions of `evidence`."""
+    allowed = trainable(questions)
+    items = [i for path in evidence for i in load(path) if i.id in allowed]
+    data = json.loads(out.read_text(encoding="utf-8"))
+    encoder = shipped_encoder() if "cross_encoder" in data else None
+    kept = {k: Head.from_json(data[k]) for k in ("lexical", "cross_encoder") if k in data}
+    heads = with_rankers([rows(i, encoder) for i in items], kept)
+    data |= {k: h.to_json() for k, h in heads.items()}
+    data["trained_on"]["ranker"] = {
+        "questions": len(items),
+        "answerable": sum(i.answerable for i in items),
+        "datasets": sorted({i.id.split("/")[0] for i in items}),
+        "evidence_sha256": _digest(evidence),
+    }
+    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    _show(heads)
+    print(f"-> {out}")
+
+
 def _show(heads: dict[str, Head]) -> None:
     for name, head in heads.items():
         names = [*FEATURES, "cross_encoder"][: len(head.weights)]
@@ -259,6 +360,10 @@ def _show(heads: dict[str, Head]) -> None:
             a = head.answers
             shown = ", ".join(f"{n} {w:+.2f}" for n, w in zip(ANSWERS, a.weights, strict=True))
             print(f"  answers: {shown}, bias {a.bias:+.3f}, at {a.at}")
+        if head.ranker is not None:
+            names = [*FEATURES, *RANKS][: len(head.ranker.weights)]
+            ranks = zip(names, head.ranker.weights, strict=True)
+            print("  ranker: " + ", ".join(f"{n} {w:+.2f}" for n, w in ranks))
 
 
 def pairs(evidence: Sequence[Path], questions: Path, out: Path, only: int | None = None) -> None:
@@ -317,7 +422,7 @@ def collect(questions: Path, work: Path) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.reader", description=__doc__)
-    ap.add_argument("command", choices=["train", "pairs", "decide"])
+    ap.add_argument("command", choices=["train", "pairs", "decide", "rank"])
     ap.add_argument("--questions", type=Path, default=REPO.parent / "shared/bench/questions.jsonl")
     ap.add_argument("--evidence", type=Path, nargs="*", help="saved evidence (skip collecting)")
     ap.add_argument("--out", type=Path, help=f"default: {OUT} (train), pairs.jsonl (pairs)")
@@ -329,14 +434,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="train: the parts' models (directories), for out-of-fold scores",
     )
+    ap.add_argument("--rank", action="store_true", help="train: fit the rankers too")
     args = ap.parse_args(argv)
     evidence = args.evidence or collect(args.questions, Path(tempfile.mkdtemp(prefix="reader-")))
     if args.command == "pairs":
         pairs(evidence, args.questions, args.out or Path("pairs.jsonl"), args.part)
     elif args.command == "decide":
         decide(evidence, args.questions, args.out or OUT)
+    elif args.command == "rank":
+        rank(evidence, args.questions, args.out or OUT)
     else:
-        train(evidence, args.questions, args.out or OUT, args.parts)
+        train(evidence, args.questions, args.out or OUT, args.parts, args.rank)
     return 0
 
 

@@ -8,10 +8,22 @@ import json
 from pathlib import Path
 
 import bench.reader
+import numpy as np
 import pytest
-from bench.reader import PARTS, held_out, pairs, part, train, trainable
+from bench.reader import (
+    PARTS,
+    Rows,
+    fit_ranker,
+    held_out,
+    pairs,
+    part,
+    train,
+    train_heads,
+    trainable,
+)
 from bench.replay import Evidence
 
+from sleuth.pipeline.reader import FEATURES, Inputs
 from sleuth.types import Passage, Source
 
 
@@ -79,3 +91,47 @@ def test_out_of_fold_scores_without_the_cross_encoder_is_an_error(
     with pytest.raises(SystemExit, match="reader extra"):
         train([evidence], questions, out, parts=[tmp_path / "a", tmp_path / "b"])
     assert not out.exists()
+
+
+def _questions(n: int = 60) -> list[Rows]:
+    """Synthetic questions of 8 sentences: in the answerable ones (two in three) one sentence
+    holds the answer and has more near coverage; every sentence of a question shares its
+    subject cover, higher when the question is answerable."""
+    rng = np.random.default_rng(7)
+    near, subject = FEATURES.index("near_coverage"), FEATURES.index("subject_cover")
+    data = []
+    for q in range(n):
+        answerable = q % 3 != 0
+        shared = rng.uniform(0.6, 1.0) if answerable else rng.uniform(0.0, 0.4)
+        xs = [list(rng.uniform(0, 1, len(FEATURES))) for _ in range(8)]
+        ys = [0] * 8
+        if answerable:
+            ys[q % 8] = 1
+            xs[q % 8][near] += 1.0
+        for x in xs:
+            x[subject] = shared
+        data.append(Rows(answerable, Inputs(xs, []), ys, [True] * 8, [0.5] * 8, shared))
+    return data
+
+
+def test_rankers_are_fitted_only_when_asked() -> None:
+    """The shipped reader has no ranker (docs/reader.md, seventh round): `train` fits them
+    only with `--rank`."""
+    data = _questions()
+    assert all(h.ranker is None for h in train_heads(data).values())
+    ranked = train_heads(data, rank=True)
+    assert all(h.ranker is not None and h.answers is not None for h in ranked.values())
+
+
+def test_the_ranker_learns_what_tells_a_questions_sentences_apart() -> None:
+    """`fit_ranker` fits within each question: a feature every sentence of a question shares
+    (how well its pages name the subject) gets no weight, however well it tells answerable
+    questions from unanswerable ones; the one that marks the answering sentence leads."""
+    near, subject = FEATURES.index("near_coverage"), FEATURES.index("subject_cover")
+    data = _questions()
+    ranker = fit_ranker(data, encoded=False)
+    assert ranker.weights[near] > 1.0
+    assert abs(ranker.weights[subject]) < 1e-6
+    answerable = [r for r in data if any(r.ys)]
+    picked = [int(np.argmax(ranker.scores(r.read, encoded=False))) for r in answerable]
+    assert sum(r.ys[i] for r, i in zip(answerable, picked, strict=True)) >= 36

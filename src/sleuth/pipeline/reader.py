@@ -9,10 +9,13 @@ in the package: `crossenc.py`), which reads the sentence against the question in
 counting shared words. Weights, thresholds and training figures are in `reader.json`, written
 by `python -m bench.reader train` (docs/reader.md is the model card).
 
-`Reader.read` orders a run's sentences by the probability that they hold the answer. Whether
-the sources answer at all is a question about the run as a whole (`Answers`): the likeliest
-sentence's probability, and whether a kept page is about the question's subject and that
-sentence covers its terms. It decides whether the extractive writer answers or says the sources
+`Reader.read` gives each of a run's sentences the probability that it holds the answer, and
+puts first the lead a `Ranker` picks when `reader.json` has one (a conditional logit fitted
+within each question; the shipped reader has none, docs/reader.md's seventh round says why),
+else the likeliest; the others follow, likeliest first. Whether the
+sources answer at all is a question about the run as a whole (`Answers`): the lead's
+probability, and whether a kept page is about the question's subject and the lead covers its
+terms. It decides whether the extractive writer answers or says the sources
 do not. Whether the lead's own probability reaches `answers_at` decides whether any writer's
 lead claim can be graded `high` at all.
 """
@@ -134,15 +137,67 @@ class Answers:
         return cls(tuple(float(w) for w in data["weights"]), float(data["bias"]), float(data["at"]))
 
 
+RANKS = ("cross_encoder", "encoded")  # the ranker's inputs after FEATURES, with an encoder
+
+
+@dataclass(frozen=True, slots=True)
+class Ranker:
+    """Which of a run's sentences leads: a conditional logit, a softmax over one question's
+    sentences fitted to put its mass on those holding the answer (`bench.reader`). Its inputs
+    are the lexical features and, with an encoder, the cross-encoder's score (0 where it did
+    not read the sentence) and whether it read it (RANKS). Fitted within each question, it
+    spends nothing on what every sentence of a question shares (how well the pages name the
+    subject) nor on calibration, so it picks the lead better than the head's probability;
+    only the head's probabilities are calibrated, and they still decide whether the run
+    answers and whether the lead can be `high`."""
+
+    weights: tuple[float, ...]
+
+    def scores(self, read: Inputs, encoded: bool) -> list[float]:
+        return [
+            sum(w * v for w, v in zip(self.weights, x, strict=True)) for x in ranking(read, encoded)
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"weights": list(self.weights)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Ranker:
+        return cls(tuple(float(w) for w in data["weights"]))
+
+
+def ranking(read: Inputs, encoded: bool) -> list[list[float]]:
+    """The ranker's inputs for each sentence: its lexical features and, for the cross-encoder
+    head, the encoder's score where it read the sentence (else 0) and whether it did."""
+    if not encoded:
+        return [list(x) for x in read.xs]
+    return [
+        [*x, read.encoded[i], 1.0] if i < len(read.encoded) else [*x, 0.0, 0.0]
+        for i, x in enumerate(read.xs)
+    ]
+
+
+def order(read: Inputs, found: Sequence[float], ranker: Ranker | None, encoded: bool) -> list[int]:
+    """The reading order of a run's sentences (indices into `read`): the lead first — the
+    ranker's choice, or without one the likeliest — then the others, likeliest first."""
+    by_chance = sorted(range(len(found)), key=lambda i: -found[i])
+    if ranker is None or not by_chance:
+        return by_chance
+    scores = ranker.scores(read, encoded)
+    lead = max(range(len(scores)), key=scores.__getitem__)
+    return [lead, *(i for i in by_chance if i != lead)]
+
+
 @dataclass(frozen=True, slots=True)
 class Head:
-    """A logistic model: weights over its inputs and a bias, with the lead's threshold and
-    the run's answering decision over its probabilities."""
+    """A logistic model: weights over its inputs and a bias, with the lead's threshold, the
+    run's answering decision over its probabilities, and the ranker that picks the lead."""
 
     weights: tuple[float, ...]
     bias: float
     answers_at: float  # the lead is taken to answer from this probability (`high` needs it)
     answers: Answers | None = None  # whether the run answers; without it, the best >= answers_at
+    ranker: Ranker | None = None  # orders the sentences; without it, by probability
 
     def probability(self, x: Sequence[float]) -> float:
         return _sigmoid(self.bias + sum(w * v for w, v in zip(self.weights, x, strict=True)))
@@ -161,16 +216,20 @@ class Head:
         }
         if self.answers is not None:
             data["answers"] = self.answers.to_json()
+        if self.ranker is not None:
+            data["ranker"] = self.ranker.to_json()
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Head:
         answers = data.get("answers")
+        ranker = data.get("ranker")
         return cls(
             tuple(float(w) for w in data["weights"]),
             float(data["bias"]),
             float(data["answers_at"]),
             Answers.from_json(answers) if answers else None,
+            Ranker.from_json(ranker) if ranker else None,
         )
 
 
@@ -202,8 +261,9 @@ class Reader:
         return (self.encoded or self.lexical).answers_at
 
     def answered(self, read: Sequence[tuple[float, Scored]], subject: float) -> bool:
-        """Whether the sources answer: `read` as `read` returns it, `subject` the largest share
-        of the question's terms a kept page's title names."""
+        """Whether the sources answer: `read` as `read` returns it (the lead's probability and
+        coverage decide), `subject` the largest share of the question's terms a kept page's
+        title names."""
         if not read:
             return False
         best, lead = read[0]
@@ -213,12 +273,14 @@ class Reader:
         self, ranked: Sequence[Scored], wanted: Asks, sources: Sequence[Source]
     ) -> list[tuple[float, Scored]]:
         """The best READ of `ranked` (best word overlap first), each with the probability
-        that it answers the question, the likeliest first."""
+        that it answers the question: the lead first (the head's `Ranker` picks it; without
+        one, the likeliest), then the others, the likeliest first."""
         top = ranked[:READ]
         best = ranked[0].value if ranked else 0.0
         read = inputs(top, wanted, sources, best, range(len(top)), self.encoder)
-        return sorted(zip(chances(read, self.lexical, self.encoded), top, strict=True),
-                      key=lambda pair: -pair[0])  # fmt: skip
+        found = chances(read, self.lexical, self.encoded)
+        head = self.encoded or self.lexical
+        return [(found[i], top[i]) for i in order(read, found, head.ranker, head is self.encoded)]
 
     def lead_chance(
         self, question: str, sentence: str, numbers: Sequence[int], sources: Sequence[Source]
@@ -296,10 +358,17 @@ def load(data: dict[str, Any], encoder: Encoder | None) -> Reader:
     given."""
     if list(data["features"]) != list(FEATURES):
         raise ValueError("reader.json was trained on other features: retrain it")
-    lexical = Head.from_json(data["lexical"])
+    lexical = _ranked(Head.from_json(data["lexical"]), len(FEATURES))
     if encoder is not None and "cross_encoder" in data:
-        return Reader(lexical, Head.from_json(data["cross_encoder"]), encoder)
+        encoded = _ranked(Head.from_json(data["cross_encoder"]), len(FEATURES) + len(RANKS))
+        return Reader(lexical, encoded, encoder)
     return Reader(lexical)
+
+
+def _ranked(head: Head, width: int) -> Head:
+    if head.ranker is not None and len(head.ranker.weights) != width:
+        raise ValueError("reader.json's ranker was trained on other inputs: retrain it")
+    return head
 
 
 def reader() -> Reader:

@@ -1,9 +1,10 @@
 """The built-in extractive writer: an answer made only of sentences the sources contain.
 
 It leads with the answer: of the kept passages' sentences (`sentences.py` scores them by word
-overlap), the one the reader (`reader.py`) rates likeliest to answer (the reader weighs the
-asked-for answer shape itself); then the other sentences the reader takes to bear on the
-question (at least a tenth of the lead's probability), near-repeats dropped, in reading order.
+overlap), the one the reader (`reader.py`) puts first (its ranker's pick; the reader weighs
+the asked-for answer shape itself); then the other sentences the reader takes to bear on the
+question (at least a tenth of the likeliest one's probability), near-repeats dropped, in
+reading order.
 When the reader decides the sources do not answer (`Reader.answered`; a yes/no question: the
 likeliest sentence is under `answers_at`), or the question asks for a date, a number or a
 duration and no sentence holds one, or asks "who" and the lead names no one the question does
@@ -68,8 +69,9 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     found = verdict(read, wanted, sources)
     if found is not None:
         return _stated(read, found, limit)
-    chance, lead = read[0]
+    lead = read[0][1]
     if answers(read, wanted, max(titles.values(), default=0.0)):
+        chance = max(p for p, _ in read)  # the likeliest: the reader's lead need not be it
         bearing = [s for p, s in read[1:] if p >= BEARING * chance]
         picked = [lead.cand, *_distinct(bearing, limit - 1, [lead.cand])]
         rest = sorted(picked[1:], key=lambda c: (c.number, c.offset))
@@ -86,7 +88,7 @@ def answers(read: Sequence[tuple[float, Scored]], wanted: Asks, subject: float) 
     questions whose verdict the threshold let through."""
     model = reader()
     if wanted.yes_no:
-        return read[0][0] >= model.answers_at
+        return max(p for p, _ in read) >= model.answers_at
     return given(read, wanted) and model.answered(read, subject)
 
 
@@ -107,7 +109,7 @@ def _stated(read: Sequence[tuple[float, Scored]], found: Verdict, limit: int) ->
     """A yes/no answer: the sentence stating the verdict, then the others that bear on the
     question (a tenth of the likeliest sentence's probability), in reading order."""
     lead = found.sentence.cand
-    best = read[0][0]
+    best = max(p for p, _ in read)
     bearing = [s for p, s in read if s.cand is not lead and p >= BEARING * best]
     rest = sorted(_distinct(bearing, limit - 1, [lead]), key=lambda c: (c.number, c.offset))
     return Composition(True, [lead, *rest], said=found.said)
