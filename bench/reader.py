@@ -41,7 +41,7 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -312,34 +312,32 @@ def train(
 def decide(evidence: Sequence[Path], questions: Path, out: Path) -> None:
     """Refit only the answering decisions over the heads `out` holds (their weights and
     `answers_at` kept), on the trainable questions of `evidence`."""
-    allowed = trainable(questions)
-    items = [i for path in evidence for i in load(path) if i.id in allowed]
-    data = json.loads(out.read_text(encoding="utf-8"))
-    encoder = shipped_encoder() if "cross_encoder" in data else None
-    kept = {k: Head.from_json(data[k]) for k in ("lexical", "cross_encoder") if k in data}
-    heads = with_decisions([rows(i, encoder) for i in items], kept)
-    data |= {k: h.to_json() for k, h in heads.items()}
-    data["trained_on"]["decision"] = {
-        "questions": len(items),
-        "answerable": sum(i.answerable for i in items),
-        "evidence_sha256": _digest(evidence),
-    }
-    out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    _show(heads)
-    print(f"-> {out}")
+    _refit(evidence, questions, out, "decision", with_decisions)
 
 
 def rank(evidence: Sequence[Path], questions: Path, out: Path) -> None:
     """Fit only the rankers over the heads `out` holds (their weights, `answers_at` and
     decisions kept), on the trainable questions of `evidence`."""
+    _refit(evidence, questions, out, "ranker", with_rankers)
+
+
+def _refit(
+    evidence: Sequence[Path],
+    questions: Path,
+    out: Path,
+    part: str,
+    refit: Callable[[Sequence[Rows], dict[str, Head]], dict[str, Head]],
+) -> None:
+    """Refit one `part` of the heads `out` holds with `refit`, the rest kept, on the trainable
+    questions of `evidence`; `trained_on[part]` records what it learned from."""
     allowed = trainable(questions)
     items = [i for path in evidence for i in load(path) if i.id in allowed]
     data = json.loads(out.read_text(encoding="utf-8"))
     encoder = shipped_encoder() if "cross_encoder" in data else None
     kept = {k: Head.from_json(data[k]) for k in ("lexical", "cross_encoder") if k in data}
-    heads = with_rankers([rows(i, encoder) for i in items], kept)
+    heads = refit([rows(i, encoder) for i in items], kept)
     data |= {k: h.to_json() for k, h in heads.items()}
-    data["trained_on"]["ranker"] = {
+    data["trained_on"][part] = {
         "questions": len(items),
         "answerable": sum(i.answerable for i in items),
         "datasets": sorted({i.id.split("/")[0] for i in items}),
