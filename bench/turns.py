@@ -8,7 +8,8 @@ pay the same: the same questions, the same offline web, the settings of the benc
 latency (searxng, no fallback, no cache), one fresh `Sleuth` per question. Each pass starts
 fresh workers (nothing remembered from an earlier pass), times one warm-up question on each
 (not counted: imports, the reader's model), then asks each question of both, alternating which
-goes first.
+goes first. Wall time and each worker's CPU time are both reported: CPU time barely moves when
+other work shares the machine, wall time does.
 
     python -m bench.turns --baseline-src /tmp/old/src [--questions 25] [--passes 2]
 """
@@ -22,9 +23,11 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .speed import p
 
@@ -36,6 +39,7 @@ WARM_UP = "who wrote the novel moby dick"
 class Run:
     ms: float
     error: str | None = None
+    cpu_ms: float = 0.0  # the worker's CPU time (all its threads): barely moves under other load
 
 
 Ask = Callable[[str], Run]
@@ -52,18 +56,27 @@ class Turns:
     def ms(self, side: Sequence[Run]) -> list[float]:
         return [r.ms for r in side]
 
+    def cpu_ms(self, side: Sequence[Run]) -> list[float]:
+        return [r.cpu_ms for r in side]
+
     def to_json(self) -> dict[str, list[float]]:
-        return {"this_ms": self.ms(self.after), "before_ms": self.ms(self.before)}
+        return {
+            "this_ms": self.ms(self.after),
+            "before_ms": self.ms(self.before),
+            "this_cpu_ms": self.cpu_ms(self.after),
+            "before_cpu_ms": self.cpu_ms(self.before),
+        }
 
     def line(self) -> str:
         after, before = self.ms(self.after), self.ms(self.before)
         a50, b50 = p(after, 50), p(before, 50)
-        ratio = "n/a" if a50 is None or not b50 else f"{a50 / b50:.2f}"
+        cpu_a50, cpu_b50 = p(self.cpu_ms(self.after), 50), p(self.cpu_ms(self.before), 50)
         return (
             f"before (baseline src): p50 {_ms(b50)}, p90 {_ms(p(before, 90))}, "
-            f"n {len(before)}, errors {_errors(self.before)}; "
-            f"this: p50 {_ms(a50)}, p90 {_ms(p(after, 90))}, n {len(after)}, "
-            f"errors {_errors(self.after)}; this ÷ before (p50): {ratio}"
+            f"CPU p50 {_ms(cpu_b50)}, n {len(before)}, errors {_errors(self.before)}; "
+            f"this: p50 {_ms(a50)}, p90 {_ms(p(after, 90))}, CPU p50 {_ms(cpu_a50)}, "
+            f"n {len(after)}, errors {_errors(self.after)}; "
+            f"this ÷ before (p50): {_ratio(a50, b50)}, CPU {_ratio(cpu_a50, cpu_b50)}"
         )
 
 
@@ -101,14 +114,14 @@ class Worker:
         self._proc.stdin.write(question.replace("\n", " ") + "\n")
         self._proc.stdin.flush()
         got = self._line()
-        return Run(float(got["ms"]), got["error"])
+        return Run(float(got["ms"]), got["error"], float(got["cpu_ms"]))
 
-    def _line(self) -> dict[str, str]:
+    def _line(self) -> dict[str, Any]:
         assert self._proc.stdout is not None
         text = self._proc.stdout.readline()
         if not text:
             raise RuntimeError(f"bench.turns worker exited with {self._proc.wait()}")
-        data: dict[str, str] = json.loads(text)
+        data: dict[str, Any] = json.loads(text)
         return data
 
     def stop(self) -> None:
@@ -136,7 +149,9 @@ def quick_turns(
 
 
 def worker() -> int:
-    """Answer each question on stdin, one a line; print its latency as a JSON line."""
+    """Answer each question on stdin, one a line; print its latency as a JSON line. Pages of
+    the offline web are small enough to be parsed in this process's threads (not in sandbox
+    worker processes), so its CPU time is the run's own."""
     import sleuth
     from sleuth.evaluate.questions import Question
     from sleuth.evaluate.runner import SleuthArm
@@ -148,8 +163,11 @@ def worker() -> int:
     arm = SleuthArm(settings)
     print(json.dumps({"note": f"{sleuth.__file__}, reader {_reader()}"}), flush=True)
     for line in sys.stdin:
+        cpu = time.process_time()
         observation = asyncio.run(arm(Question("turn", line.strip(), ())))
-        print(json.dumps({"ms": observation.latency_ms, "error": observation.error}), flush=True)
+        cpu_ms = (time.process_time() - cpu) * 1000
+        got = {"ms": observation.latency_ms, "error": observation.error, "cpu_ms": cpu_ms}
+        print(json.dumps(got), flush=True)
     return 0
 
 
@@ -163,6 +181,10 @@ def _reader() -> str:
 
 def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value:,.0f} ms"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "n/a" if a is None or not b else f"{a / b:.2f}"
 
 
 def _errors(runs: Sequence[Run]) -> int:
