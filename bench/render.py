@@ -9,6 +9,7 @@ from sleuth.evaluate.report import RATE_ROWS, summary_lines
 from sleuth.evaluate.score import Summary
 
 from .speed import CliRun, Throughput, p
+from .turns import Turns
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,9 @@ def _ratio(top: Summary, bottom: Summary, key: str) -> str:
     return f"{a / b:.2f}"
 
 
-def speed_section(throughput: Throughput, rows: Sequence[LatencyRow]) -> str:
+def speed_section(
+    throughput: Throughput, rows: Sequence[LatencyRow], turns: Turns | None = None
+) -> str:
     out = [
         f"- extraction + passages (trafilatura, split, BM25) on one core: "
         f"**{throughput.pages_per_s:.0f} pages/s** ({throughput.pages} pages, "
@@ -80,6 +83,10 @@ def speed_section(throughput: Throughput, rows: Sequence[LatencyRow]) -> str:
             f"{_ms(p(cli_s, 50))} | {_ms(p(cli_s, 90))} | {len(r.cli)} | "
             f"{rss:.0f} MB | {codes} |"
         )
+    if turns is not None:
+        out += ["", "In-process quick, no injected latency, each checkout in a worker process of "
+                "its own, taking turns question by question (bench/turns.py):", "",
+                f"- {turns.line()}", *[f"  - {note}" for note in turns.notes]]  # fmt: skip
     return "\n".join(out) + "\n"
 
 

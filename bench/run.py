@@ -58,6 +58,7 @@ from .render import (
 from .service import measure_service, service_section
 from .speed import cli_runs, extraction_throughput
 from .startup import run_startup
+from .turns import Turns, quick_turns
 from .web import OfflineWeb
 
 REPO = Path(__file__).resolve().parents[1]
@@ -115,7 +116,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         "--baseline-src",
         type=Path,
         default=None,
-        help="another checkout's src/ whose CLI start-up is timed beside this one",
+        help="another checkout's src/ whose CLI start-up and in-process quick latency are "
+        "timed beside this one (bench/turns.py)",
     )
     ap.add_argument(
         "--kb",
@@ -279,6 +281,7 @@ def measure_speed(
             cli = cli_runs(sleuth_bin, nq[: args.cli_questions], env)
             cut = sum(r.reads_cut > 0 for r in runs)
             rows.append(LatencyRow(label, in_process, cli, cut))
+    turns = before_and_after(args, webs[0], nq[: args.latency_questions])
     log("start-up and per-run overhead of the sleuth command")
     startup = run_startup(webs[0].env(), args.startup_runs, args.baseline_src, webs[1].env())
     log("service: each kind of request under wrk, fresh quick runs, the 200-connection mix")
@@ -287,7 +290,24 @@ def measure_speed(
         webs[0].env(), nq[: args.service_questions], nq[: args.cli_questions],
         seconds=args.service_seconds, mix_seconds=args.service_mix_seconds, cli_p50_ms=cli_p50,
     )  # fmt: skip
-    return {"throughput": throughput, "latency": rows, "startup": startup, "service": service}
+    return {
+        "throughput": throughput,
+        "latency": rows,
+        "turns": turns,
+        "startup": startup,
+        "service": service,
+    }
+
+
+def before_and_after(
+    args: argparse.Namespace, web: OfflineWeb, questions: Sequence[Question]
+) -> Turns | None:
+    """With `--baseline-src`, the in-process quick latency of both checkouts, taking turns."""
+    if args.baseline_src is None:
+        return None
+    log(f"latency: this checkout and {args.baseline_src}, taking turns")
+    return quick_turns({**os.environ, **web.env()}, [q.question for q in questions],
+                       args.baseline_src)  # fmt: skip
 
 
 class Report:
@@ -335,7 +355,8 @@ class Report:
         ]
         parts += [self.dataset_section(label) for label, _, _ in DATASETS]
         parts.append(
-            "## Speed\n\n" + speed_section(self.speed["throughput"], self.speed["latency"])
+            "## Speed\n\n"
+            + speed_section(self.speed["throughput"], self.speed["latency"], self.speed["turns"])
         )
         parts.append("### Start-up and per-run overhead (issue 9)\n\n" + self.speed["startup"])
         parts.append("### The service (issues 13, 26)\n\n" + service_section(self.speed["service"]))
@@ -418,6 +439,7 @@ class Report:
                 }
                 for r in self.speed["latency"]
             ],
+            "latency_turns": self.speed["turns"].to_json() if self.speed["turns"] else None,
             "service": self.speed["service"].to_json() if self.speed["service"] else None,
             "kb": kb_json(self.speed["kb"]) if "kb" in self.speed else None,
             "scaling": scaling.to_json(self.speed["scaling"]) if "scaling" in self.speed else None,
