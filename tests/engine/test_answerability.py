@@ -212,6 +212,26 @@ def test_the_reason_names_the_answer_next_to_the_question_subject_not_the_first_
 
 
 @pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("when was the harrow bell tower built", "a date"),
+        ("who founded the company and when", "a date"),  # asks two things, a date among them
+        ("the ship was first launched when?", "a date"),
+        ("who was the leader of the country when the wall was built", "a name"),
+        ("who sings will you still love me when i'm not young", "a name"),
+        ("where was the ship when it exploded", "a place"),
+        ("how many people died when the ship sank", "a number"),
+        ("the probability of a type I error when retaining the null is", None),
+        ("Does the drug alter heart function when used during surgery?", None),
+    ],
+)
+def test_when_asks_for_a_date_only_where_it_asks(question: str, kind: str | None) -> None:
+    """ "when" as a conjunction ("who was the leader when the wall was built") does not make a
+    question ask for a date: the reasons said "no kept passage gives a date" to a "who"."""
+    assert asks(question).kind == kind
+
+
+@pytest.mark.parametrize(
     ("question", "sentence"),
     [
         ("when does april fools day end at noon", "In Poland it ends at noon of April 1st."),

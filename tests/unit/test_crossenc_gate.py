@@ -50,5 +50,22 @@ def test_no_more_batches_run_at_once_than_it_allows() -> None:
     assert busiest(encoder(parallel=2), callers=12) == 2
 
 
-def test_by_default_one_batch_a_core() -> None:
-    assert 1 <= busiest(encoder(), callers=12) <= crossenc.cores()
+def test_by_default_a_batch_runs_on_the_cores_and_batches_share_them() -> None:
+    scorer = encoder()
+    threads = scorer._session.get_session_options().intra_op_num_threads
+    assert threads == min(crossenc.THREADS, crossenc.cores())
+    assert busiest(scorer, callers=12) == max(1, crossenc.cores() // threads)
+
+
+def test_threads_do_not_change_a_score() -> None:
+    """More threads make a batch sooner, not different: the heads' thresholds were fitted on
+    one thread's scores."""
+    question = "when was the harrow bell tower built"
+    texts = [
+        "Construction of the tower began in 1902 and it was completed in 1907.",
+        "The nearby obelisk, a rival monument in the next valley, was finished in 1884.",
+        "Visitors climb 212 steps to the bell chamber.",
+    ]
+    titles = ["Harrow Bell Tower"] * len(texts)
+    one, two = encoder(threads=1), encoder(threads=2)
+    assert one.score(question, texts, titles) == two.score(question, texts, titles)

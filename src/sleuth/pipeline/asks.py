@@ -24,6 +24,15 @@ NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
     r"forty|fifty|sixty|seventy|eighty|ninety|a hundred|several"
 )
+# "when" asks for a date where it opens the question or a clause of it ("who founded it and
+# when"), before an auxiliary ("when did it air") or at the end ("first developed when?"); not
+# as a conjunction ("who was the leader when the wall was built", "a type I error when
+# retaining H0").
+ASKED_WHEN = (
+    r"(?:^\s*|[:;,.]\s*|\band\s+)when\b"
+    r"|\bwhen\s+(?:is|are|was|were|do|does|did|will|would|has|have|had|can|could|should)\b"
+    r"|\bwhen\s*\??\s*$"
+)
 # (what the question looks like, what an answer holds, how the reasons name it)
 ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (
@@ -35,7 +44,7 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
         "a duration",
     ),
     (
-        re.compile(r"\b(?:when|what (?:year|date|time)|which year|since when)\b", re.I),
+        re.compile(rf"\b(?:what (?:year|date|time)|which year|since when)\b|{ASKED_WHEN}", re.I),
         re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b{MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"),
         "a date",
     ),
