@@ -71,8 +71,8 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
         return _stated(read, found, limit)
     lead = read[0][1]
     if answers(read, wanted, max(titles.values(), default=0.0)):
-        chance = max(p for p, _ in read)  # the likeliest: the reader's lead need not be it
-        bearing = [s for p, s in read[1:] if p >= BEARING * chance]
+        floor = BEARING * likeliest(read)
+        bearing = [s for p, s in read[1:] if p >= floor]
         picked = [lead.cand, *_distinct(bearing, limit - 1, [lead.cand])]
         rest = sorted(picked[1:], key=lambda c: (c.number, c.offset))
         return Composition(True, picked[:1] + rest)
@@ -88,8 +88,13 @@ def answers(read: Sequence[tuple[float, Scored]], wanted: Asks, subject: float) 
     questions whose verdict the threshold let through."""
     model = reader()
     if wanted.yes_no:
-        return max(p for p, _ in read) >= model.answers_at
+        return likeliest(read) >= model.answers_at
     return given(read, wanted) and model.answered(read, subject)
+
+
+def likeliest(read: Sequence[tuple[float, Scored]]) -> float:
+    """The probability of the likeliest sentence read: the reader's lead need not be it."""
+    return max(p for p, _ in read)
 
 
 def given(read: Sequence[tuple[float, Scored]], wanted: Asks) -> bool:
@@ -109,8 +114,8 @@ def _stated(read: Sequence[tuple[float, Scored]], found: Verdict, limit: int) ->
     """A yes/no answer: the sentence stating the verdict, then the others that bear on the
     question (a tenth of the likeliest sentence's probability), in reading order."""
     lead = found.sentence.cand
-    best = max(p for p, _ in read)
-    bearing = [s for p, s in read if s.cand is not lead and p >= BEARING * best]
+    floor = BEARING * likeliest(read)
+    bearing = [s for p, s in read if s.cand is not lead and p >= floor]
     rest = sorted(_distinct(bearing, limit - 1, [lead]), key=lambda c: (c.number, c.offset))
     return Composition(True, [lead, *rest], said=found.said)
 
