@@ -154,6 +154,38 @@ def test_a_near_miss_still_misses(question: str, passage: str, absent: list[str]
     assert missing(question, passage) == absent
 
 
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("who plays the dad in harbour lights", "Ana Vell plays their father in Harbour Lights."),
+        ("who played tom's mom", "Tom's mother is played by Ana Vell."),
+        ("how many kids does ana vell have", "Ana Vell has three children."),
+    ],
+)  # fmt: skip
+def test_an_everyday_word_is_said_by_its_formal_form(question: str, passage: str) -> None:
+    assert missing(question, passage) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("when is harbour lights coming out", "Harbour Lights will be released in May."),
+        ("who is starring in harbour lights", "Harbour Lights has Ana Vell in the lead."),
+    ],
+)
+def test_a_frame_word_in_another_form_is_not_named_missing(question: str, passage: str) -> None:
+    """ "coming out" is "come out", "starring" is "star": they relate, they do not name."""
+    assert missing(question, passage) == []
+
+
+def test_an_everyday_word_still_misses_another_relative() -> None:
+    assert missing("who plays the dad in harbour lights", "Ana Vell plays the mother.") == [
+        "dad",
+        "harbour",
+        "lights",
+    ]
+
+
 def test_a_passage_about_another_director_still_misses_the_film() -> None:
     """ "The nationality of the director of the film Jaws", answered from a page about another
     director: "director" and "directed" are one family, but nothing says "Jaws"."""

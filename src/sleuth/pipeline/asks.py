@@ -140,6 +140,7 @@ FRAME_WORDS = frozenset(
     meaning role character term word version new current originally actually really usually
     play go""".split()
 )
+FRAME_STEMS = frozenset(stem(word) for word in FRAME_WORDS)
 WHO_VERB = re.compile(r"^\s*who\s+([a-z]+)", re.I)  # "who wrote ...": the relation, not the subject
 AUXILIARIES = frozenset("is was are were has have had did does do will would can could".split())
 
@@ -191,7 +192,9 @@ def is_yes_no(question: str) -> bool:
 
 
 def _frame(question: str, terms: dict[str, str]) -> frozenset[str]:
-    frame = {key for key, word in terms.items() if word in FRAME_WORDS or word.endswith("ly")}
+    """The key terms that relate: a frame word in any form ("coming out" as "come out",
+    "starring" as "star"), an adverb, and the verb right after "who"."""
+    frame = {key for key, word in terms.items() if key in FRAME_STEMS or word.endswith("ly")}
     verb = WHO_VERB.match(question)
     if verb and verb.group(1).lower() not in AUXILIARIES:
         frame.add(stem(verb.group(1).lower()))

@@ -96,6 +96,20 @@ ALIASES: tuple[tuple[str, ...], ...] = (
     ("Australia", "Australian"),
     ("Mexico", "Mexican"),
 )
+# Everyday words a page writes in their formal form: "who plays the dad" is answered by "his
+# father". A question's word says its line's other words too.
+SAME_WORDS: tuple[frozenset[str], ...] = tuple(
+    frozenset(line.split())
+    for line in (
+        "mother mom mum mommy",
+        "father dad daddy",
+        "grandmother grandma granny",
+        "grandfather grandpa",
+        "child kid",
+        "children kids",
+        "television tv",
+    )
+)
 CONTINENT = r"(?<!North )(?<!South )(?<!Latin )(?<!Central )"
 
 
@@ -181,6 +195,9 @@ def _matched(wanted: Asks, absent: dict[str, str], page: Page) -> set[str]:
 def _says(word: str, page: Page) -> bool:
     if roots(word) & page.near(word):
         return True
+    for line in SAME_WORDS:
+        if word in line and any(roots(other) & page.near(other) for other in line - {word}):
+            return True
     parts = [p for p in word.split("-") if p]
     return len(parts) > 1 and all(roots(p) & page.near(p) for p in parts)
 
