@@ -23,8 +23,11 @@ T = TypeVar("T")
 log = logging.getLogger("sleuth.service")
 KEEP_FINISHED_S = 600.0  # a finished run stays followable this long,
 # and only among the most recent this many finished runs: what finished runs hold (each one's
-# log) is then bounded by a count, not by how many runs a busy node finishes in KEEP_FINISHED_S.
-KEEP_FINISHED = 256
+# log, a refusal's traceback) is then bounded by a count, not by how many runs a busy node
+# finishes in KEEP_FINISHED_S. Under a burst a finished run held about 7 KB (16k runs, 117 MB):
+# this many hold about 7 MB, and a page reconnecting late finds its run unless a thousand
+# others finished meanwhile.
+KEEP_FINISHED = 1024
 QUICK = Spent(8, 30)  # the most searches and pages a quick run reads (its reservation)
 NOTHING = Spent(0, 0)
 Work = Callable[[Callable[[Event], None], Tally], Awaitable[T]]
