@@ -21,7 +21,13 @@ from .runs import Run, raised
 
 T = TypeVar("T")
 log = logging.getLogger("sleuth.service")
-KEEP_FINISHED_S = 600.0  # a finished run stays followable this long
+KEEP_FINISHED_S = 600.0  # a finished run stays followable this long,
+# and only among the most recent this many finished runs: what finished runs hold (each one's
+# log, a refusal's traceback) is then bounded by a count, not by how many runs a busy node
+# finishes in KEEP_FINISHED_S. Under a burst a finished run held about 7 KB (16k runs, 117 MB):
+# this many hold about 7 MB, and a page reconnecting late finds its run unless a thousand
+# others finished meanwhile.
+KEEP_FINISHED = 1024
 QUICK = Spent(8, 30)  # the most searches and pages a quick run reads (its reservation)
 NOTHING = Spent(0, 0)
 Work = Callable[[Callable[[Event], None], Tally], Awaitable[T]]
@@ -32,6 +38,8 @@ class Holding:
         self.admission, self.observer = admission, observer
         self._runs: dict[str, Run] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        # The finished runs still held: each one's id and when it is forgotten, oldest first.
+        self._finished: dict[str, float] = {}
 
     def start(self, caller: Caller, kind: str, work: Work[T], *, want: Spent = QUICK) -> Run:
         """Start `work` once admitted in a run slot; its events go to the run's log, which a
@@ -69,6 +77,7 @@ class Holding:
 
     def run_of(self, caller: Caller, run_id: str) -> Run | None:
         """A run this process holds, when it is the caller's organization's."""
+        self._forget(time.monotonic())
         run = self._runs.get(run_id)
         return run if run is not None and run.org == caller.org else None
 
@@ -107,8 +116,18 @@ class Holding:
 
     def _forget_later(self, run: Run) -> None:
         """Finished runs stay followable for a while (a page that reconnects late)."""
-        loop = asyncio.get_running_loop()
-        loop.call_later(KEEP_FINISHED_S, self._runs.pop, run.id, None)
+        now = time.monotonic()
+        self._finished[run.id] = now + KEEP_FINISHED_S
+        self._forget(now)
+
+    def _forget(self, now: float) -> None:
+        """Drop the finished runs whose time is up, and the oldest past KEEP_FINISHED."""
+        while self._finished:
+            oldest, until = next(iter(self._finished.items()))
+            if until > now and len(self._finished) <= KEEP_FINISHED:
+                return
+            del self._finished[oldest]
+            self._runs.pop(oldest, None)
 
     def running(self) -> int:
         """Runs not finished (a metric: zero when idle)."""
