@@ -15,6 +15,8 @@ from sleuth.evaluate.paired import Flag, Paired, pair
 from sleuth.evaluate.report import fmt_rate, rate_json
 from sleuth.evaluate.score import Rate, Score, Summary, percentile
 
+from .speed import fmt_ms
+
 HEADLINE = (
     ("gold pages among sources (all)", "gold_all"),
     ("gold page among sources (any)", "gold_any"),
@@ -136,7 +138,7 @@ def run_stats_table(rows: Rows) -> str:
         st = run_stats(scores)
         cut = st["runs_with_reads_cut"]
         cut_text = fmt_rate(Rate(cut["hits"], cut["n"]))
-        lat = " / ".join(_ms(st["latency_ms"][k]) for k in ("p50", "p90", "p99"))
+        lat = " / ".join(fmt_ms(st["latency_ms"][k]) for k in ("p50", "p90", "p99"))
         lines.append(
             f"| {arm} | {_counts(st['plan'])} | {_counts(st['hops'])} | "
             f"{st['rounds_mean']:.1f} · {st['searches_mean']:.1f} · "
@@ -152,7 +154,3 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 def _mean(values: Sequence[int]) -> float:
     return sum(values) / len(values) if values else 0.0
-
-
-def _ms(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:,.0f} ms"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sleuth.evaluate.report import RATE_ROWS, summary_lines
 from sleuth.evaluate.score import Summary
 
-from .speed import CliRun, Throughput, p
+from .speed import CliRun, Throughput, fmt_ms, p
 from .turns import Turns
 
 
@@ -77,10 +77,10 @@ def speed_section(
         rss = max((c.max_rss_mb for c in r.cli), default=0.0)
         codes = ",".join(sorted({str(c.exit_code) for c in r.cli})) or "-"
         out.append(
-            f"| {r.condition} | {_ms(p(r.in_process_ms, 50))} | "
-            f"{_ms(p(r.in_process_ms, 90))} | {len(r.in_process_ms)} | "
+            f"| {r.condition} | {fmt_ms(p(r.in_process_ms, 50))} | "
+            f"{fmt_ms(p(r.in_process_ms, 90))} | {len(r.in_process_ms)} | "
             f"{r.cut_runs} of {len(r.in_process_ms)} runs | "
-            f"{_ms(p(cli_s, 50))} | {_ms(p(cli_s, 90))} | {len(r.cli)} | "
+            f"{fmt_ms(p(cli_s, 50))} | {fmt_ms(p(cli_s, 90))} | {len(r.cli)} | "
             f"{rss:.0f} MB | {codes} |"
         )
     if turns is not None:
@@ -88,10 +88,6 @@ def speed_section(
                 "its own, taking turns question by question (bench/turns.py):", "",
                 f"- {turns.line()}", *[f"  - {note}" for note in turns.notes]]  # fmt: skip
     return "\n".join(out) + "\n"
-
-
-def _ms(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:,.0f} ms"
 
 
 def _number(value: float) -> str:

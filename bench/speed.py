@@ -95,3 +95,8 @@ def _wait4(pid: int, timeout_s: float) -> tuple[int, int, resource.struct_rusage
 
 def p(values: Sequence[float], q: float) -> float | None:
     return percentile(list(values), q)
+
+
+def fmt_ms(value: float | None) -> str:
+    """A duration in whole milliseconds, "n/a" when there is none."""
+    return "n/a" if value is None else f"{value:,.0f} ms"

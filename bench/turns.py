@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .speed import p
+from .speed import fmt_ms, p
 
 REPO = Path(__file__).resolve().parents[1]
 WARM_UP = "who wrote the novel moby dick"
@@ -72,9 +72,9 @@ class Turns:
         a50, b50 = p(after, 50), p(before, 50)
         cpu_a50, cpu_b50 = p(self.cpu_ms(self.after), 50), p(self.cpu_ms(self.before), 50)
         return (
-            f"before (baseline src): p50 {_ms(b50)}, p90 {_ms(p(before, 90))}, "
-            f"CPU p50 {_ms(cpu_b50)}, n {len(before)}, errors {_errors(self.before)}; "
-            f"this: p50 {_ms(a50)}, p90 {_ms(p(after, 90))}, CPU p50 {_ms(cpu_a50)}, "
+            f"before (baseline src): p50 {fmt_ms(b50)}, p90 {fmt_ms(p(before, 90))}, "
+            f"CPU p50 {fmt_ms(cpu_b50)}, n {len(before)}, errors {_errors(self.before)}; "
+            f"this: p50 {fmt_ms(a50)}, p90 {fmt_ms(p(after, 90))}, CPU p50 {fmt_ms(cpu_a50)}, "
             f"n {len(after)}, errors {_errors(self.after)}; "
             f"this ÷ before (p50): {_ratio(a50, b50)}, CPU {_ratio(cpu_a50, cpu_b50)}"
         )
@@ -177,10 +177,6 @@ def _reader() -> str:
     except ImportError:  # a checkout from before the learned reader
         return "none"
     return reader().name
-
-
-def _ms(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:,.0f} ms"
 
 
 def _ratio(a: float | None, b: float | None) -> str:
