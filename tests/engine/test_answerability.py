@@ -7,11 +7,12 @@ import pytest
 
 from sleuth.engine.engine import Engine
 from sleuth.events import Done, Event
+from sleuth.pipeline.answerability import subject_cover
 from sleuth.pipeline.asks import asks, shape_spans
 from sleuth.pipeline.write.extractive import ExtractiveWriter
 from sleuth.pipeline.write.llm import LLMWriter
 from sleuth.ports import Writer
-from sleuth.types import ResearchRequest, Result
+from sleuth.types import ResearchRequest, Result, Source
 from tests.fakes import FakeChatModel
 
 from .fakes import FakeFetcher, FakeSearch
@@ -290,3 +291,68 @@ async def test_a_passage_about_another_film_still_misses_the_film() -> None:
         result.confidence_reasons
     )
     assert result.confidence != "high"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "places"),
+    [
+        ("The series is filmed in British Columbia, Canada.", ["in British"]),
+        ("They came from Germany in 1990.", ["from Germany"]),
+        # a month or a day is not a place
+        ("The wall was opened in November 1989, on Thursday.", []),
+        # what comes from a name said with a possessive is that person's work
+        ("Criss Cross is a 1949 film noir, from Don Tracy's novel of the same name.", []),
+    ],
+)
+def test_a_place_is_not_a_month_a_day_or_a_work_from_someone(
+    sentence: str, places: list[str]
+) -> None:
+    """ "the lead claim gives a place: from Don" graded a film noir `high` for where a TV show
+    was filmed (issue 25)."""
+    wanted = asks("where did they film the show the crossing")
+    assert wanted.shape is not None
+    assert shape_spans(wanted.shape, sentence, wanted.question) == places
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("what is the capital of veridia", "a proper name"),
+        ("what is the largest city in norland", "a proper name"),
+        ("which river runs through orlen", "a proper name"),
+        ("what language do they speak in veridia", "a proper name"),
+        ("what is the largest organ in the body", None),  # the skin: not a name
+        ("what is the meaning of the word capital", None),
+    ],
+)
+def test_asking_which_place_or_body_asks_for_a_name(question: str, kind: str | None) -> None:
+    assert asks(question).kind == kind
+
+
+def test_a_name_the_question_does_not_say_answers_which_city() -> None:
+    wanted = asks("what is the largest city in norland")
+    assert wanted.shape is not None
+    spans = [
+        shape_spans(wanted.shape, s, wanted.question)
+        for s in (
+            "Castelmoor is the largest city in Norland.",
+            "Norland is highly urbanized, with most people in large cities.",
+            "There are four cities in Norland.",
+        )
+    ]
+    assert spans == [["Castelmoor"], [], []]
+
+
+def test_a_page_titled_by_the_question_is_about_its_subject() -> None:
+    """ "Canada" is the page about the largest city in Canada, though its title names one of
+    the question's three key terms; a page on another thing that shares a word is not."""
+    wanted = asks("what is the largest city in norland")
+
+    def cover(*titles: str) -> float:
+        pages = [Source(i + 1, f"http://x.example/{i}", t, 1.0, ()) for i, t in enumerate(titles)]
+        return subject_cover(wanted, pages)
+
+    assert cover("Norland") == 1.0
+    assert cover("Norland (country)") == 1.0
+    assert cover("Norland Railways") < 0.5
+    assert cover("Largest cities of the world") < 1.0

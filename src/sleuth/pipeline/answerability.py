@@ -8,7 +8,8 @@ read with the sentences around it in the cited passage:
   context, in any form (`terms.py`: "eruption" says "erupted", "the United States" "us");
   the missing ones are named in the reasons;
 * subject: the largest share of the key terms that a kept page's title names — a page about
-  the question's subject rather than one that mentions its words;
+  the question's subject rather than one that mentions its words; a title made only of the
+  question's words ("Canada", asked the largest city in Canada) is about its subject;
 * answer type: when the question asks for a date, number, duration, name or place, whether the
   lead claim holds one beyond what the question says;
 * read and supported: the lead comes from a read page (not a search snippet) and passed the
@@ -46,12 +47,13 @@ from ..types import Confidence, Source, Verification
 from .asks import Asks, asks, coverage, nearest_span, shape_spans
 from .cite import Claim, claims
 from .reader import reader
-from .support import context_of
+from .support import context_of, stems_of
 from .terms import slight, terms_said
 from .verdict import says_in
 
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
 HIGH_AT = 1.1
+DISAMBIGUATION = re.compile(r"\s*\([^)]*\)")
 SUPPORTED_SHARE = 0.9
 YES_OR_NO = re.compile(r"\W*(yes|no)\b[\s,.:;!-]*", re.IGNORECASE)
 # The sources-do-not-answer opening, in the extractive writer's words and a model's.
@@ -89,7 +91,19 @@ class Evidence:
 
 
 def subject_cover(wanted: Asks, sources: Sequence[Source]) -> float:
+    """How far a kept page is about the question's subject, by its title: the largest share of
+    the key terms a title names, or 1 for a page whose title the question names whole ("Canada"
+    asked the largest city in Canada, "Cadbury" asked how many countries Cadbury sells in)."""
+    if any(titled_by(wanted, s.title) for s in sources):
+        return 1.0
     return max((coverage(wanted, terms_said(wanted, s.title)) for s in sources), default=0.0)
+
+
+def titled_by(wanted: Asks, title: str) -> bool:
+    """Every word of `title` (but a disambiguating parenthesis: "Sacrifice (song)") is a key
+    term of the question."""
+    words = stems_of(DISAMBIGUATION.sub("", title))
+    return bool(words) and words <= wanted.terms.keys()
 
 
 def says_not_found(answer: str) -> bool:

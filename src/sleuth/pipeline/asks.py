@@ -2,7 +2,8 @@
 
 The extractive writer uses this to pick the sentence that answers, and the answerability check
 to judge whether the cited passages answer at all: "when" wants a date, "how many" a number,
-"how long" a duration, "who" a person's name, "where" a place. A sentence holding the expected
+"how long" a duration, "who" a person's name, "where" a place, "which city" (river, team,
+language…) a name. A sentence holding the expected
 shape (beyond what the question itself already says) is far likelier to answer.
 """
 
@@ -33,6 +34,23 @@ ASKED_WHEN = (
     r"|\bwhen\s+(?:is|are|was|were|do|does|did|will|would|has|have|had|can|could|should)\b"
     r"|\bwhen\s*\??\s*$"
 )
+# A place is not a month or a day ("in November 1989", "on Monday"), and what comes "from" a
+# name said with a possessive is that person's work, not a place ("from Don Tracy's novel").
+NOT_A_DAY = rf"(?!{MONTHS}\b|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b)"
+NOT_WHOSE = r"(?!(?:\s+[A-Z][a-z]+)*['’]s\b)"
+# "What is the capital of …", "which river runs through …": a question asking which place,
+# body or group answers with its name, a capitalised word the question does not say (the
+# kinds are those named in capitals; "the largest organ" is the skin, so organs are not one).
+NAMED_KINDS = (
+    r"capital|city|cities|town|village|country|countries|nation|state|province|county|region|"
+    r"continent|river|mountain|lake|island|sea|ocean|desert|volcano|building|bridge|airport|"
+    r"stadium|university|college|team|club|company|band|language|religion|party|empire"
+)
+ASKED_NAMED = rf"^\s*(?:what|which)\b(?:\s+[\w'-]+){{0,4}}?\s+(?:{NAMED_KINDS})\b"
+# A name: a capitalised word that is not a function word capitalised to open a sentence.
+NAMED = re.compile(
+    r"\b(?!(?:" + "|".join(sorted(w.capitalize() for w in STOPWORDS)) + r")\b)[A-Z][a-z][\w'’-]*"
+)
 # (what the question looks like, what an answer holds, how the reasons name it)
 ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (
@@ -61,7 +79,10 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(r"^\s*where\b|\bwhere (?:is|are|was|were|did|does|do)\b", re.I),
-        re.compile(r"\b(?:in|at|near|from|on) (?:the )?[A-Z][a-z]+"),
+        re.compile(
+            rf"\b(?:in|at|near|on) (?:the )?{NOT_A_DAY}[A-Z][a-z]+"
+            rf"|\bfrom (?:the )?{NOT_A_DAY}[A-Z][a-z]+\b{NOT_WHOSE}"
+        ),
         "a place",
     ),
     (
@@ -69,6 +90,7 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
         re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+\b"),
         "a name",
     ),
+    (re.compile(ASKED_NAMED, re.I), NAMED, "a proper name"),
 )
 # A question that chains two things — "the film that was shot in Leland", "a man born in what
 # year", "are X and Y both ..." — needs two facts; one sentence rarely holds both.
