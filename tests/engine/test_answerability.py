@@ -296,7 +296,7 @@ async def test_a_passage_about_another_film_still_misses_the_film() -> None:
 @pytest.mark.parametrize(
     ("sentence", "places"),
     [
-        ("The series is filmed in British Columbia, Canada.", ["in British"]),
+        ("The series is filmed in British Columbia, Canada.", ["in British Columbia"]),
         ("They came from Germany in 1990.", ["from Germany"]),
         # a month or a day is not a place
         ("The wall was opened in November 1989, on Thursday.", []),

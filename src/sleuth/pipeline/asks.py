@@ -47,9 +47,10 @@ NAMED_KINDS = (
     r"stadium|university|college|team|club|company|band|language|religion|party|empire"
 )
 ASKED_NAMED = rf"^\s*(?:what|which)\b(?:\s+[\w'-]+){{0,4}}?\s+(?:{NAMED_KINDS})\b"
-# A name: a capitalised word that is not a function word capitalised to open a sentence.
+# A name: capitalised words, the first not a function word capitalised to open a sentence.
 NAMED = re.compile(
-    r"\b(?!(?:" + "|".join(sorted(w.capitalize() for w in STOPWORDS)) + r")\b)[A-Z][a-z][\w'’-]*"
+    r"\b(?!(?:" + "|".join(sorted(w.capitalize() for w in STOPWORDS)) + r")\b)"
+    r"[A-Z][a-z][\w'’-]*(?:\s+[A-Z][a-z][\w'’-]*)*"
 )
 # (what the question looks like, what an answer holds, how the reasons name it)
 ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
@@ -80,8 +81,8 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (
         re.compile(r"^\s*where\b|\bwhere (?:is|are|was|were|did|does|do)\b", re.I),
         re.compile(
-            rf"\b(?:in|at|near|on) (?:the )?{NOT_A_DAY}[A-Z][a-z]+"
-            rf"|\bfrom (?:the )?{NOT_A_DAY}[A-Z][a-z]+\b{NOT_WHOSE}"
+            rf"\b(?:in|at|near|on) (?:the )?{NOT_A_DAY}[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*"
+            rf"|\bfrom (?:the )?{NOT_A_DAY}[A-Z][a-z]+\b{NOT_WHOSE}(?:\s+[A-Z][a-z]+)*"
         ),
         "a place",
     ),
