@@ -67,7 +67,7 @@ from sleuth.pipeline.reader import (
     ranking,
     run_features,
 )
-from sleuth.pipeline.sentences import score, sentences, title_cover
+from sleuth.pipeline.sentences import about_subject, score, sentences, title_cover
 
 from .replay import REPO, Evidence, load
 
@@ -121,7 +121,7 @@ class Rows:
     ys: list[int]
     gate: list[bool]
     coverage: list[float]  # each sentence's share of the question's key terms
-    subject: float  # the largest share of them a kept page's title names
+    subject: float  # how far a kept page is about the subject (`sentences.about_subject`)
 
 
 def rows(item: Evidence, encoder: Encoder | None = None) -> Rows:
@@ -133,7 +133,7 @@ def rows(item: Evidence, encoder: Encoder | None = None) -> Rows:
     read = inputs(top, wanted, item.sources, best, range(len(top)), encoder)
     ys = [int(item.answerable and contains_answer(s.cand.text, item.answers)) for s in top]
     gate = [s.typed is not False for s in top]
-    subject = max(titles.values(), default=0.0)
+    subject = about_subject(item.sources, wanted, titles)
     return Rows(item.answerable, read, ys, gate, [s.coverage for s in top], subject)
 
 

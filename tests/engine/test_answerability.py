@@ -9,6 +9,7 @@ from sleuth.engine.engine import Engine
 from sleuth.events import Done, Event
 from sleuth.pipeline.answerability import subject_cover
 from sleuth.pipeline.asks import asks, shape_spans
+from sleuth.pipeline.sentences import about_subject, title_cover
 from sleuth.pipeline.write.extractive import ExtractiveWriter
 from sleuth.pipeline.write.llm import LLMWriter
 from sleuth.ports import Writer
@@ -341,6 +342,22 @@ def test_a_name_the_question_does_not_say_answers_which_city() -> None:
         )
     ]
     assert spans == [["Castelmoor"], [], []]
+
+
+def test_the_run_decision_takes_a_page_titled_by_the_question_as_about_it() -> None:
+    """The reader's run decision weighs how far a kept page is about the subject: a page the
+    question names whole counts fully, whatever share of the key terms its title names."""
+    wanted = asks("what is the largest city in norland")
+
+    def about(*titles: str) -> float:
+        pages = [Source(i + 1, f"http://x.example/{i}", t, 1.0, ()) for i, t in enumerate(titles)]
+        return about_subject(pages, wanted, title_cover(pages, wanted))
+
+    assert about("Norland", "Railways of Orlen") == 1.0
+    assert about("Cities of Norland") == 1.0  # every word of it is the question's
+    assert about("Towns and cities of Norland") == pytest.approx(2 / 3)
+    assert about("Railways of Orlen") == 0.0
+    assert about() == 0.0
 
 
 def test_a_page_titled_by_the_question_is_about_its_subject() -> None:

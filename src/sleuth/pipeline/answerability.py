@@ -47,13 +47,13 @@ from ..types import Confidence, Source, Verification
 from .asks import Asks, asks, coverage, nearest_span, shape_spans
 from .cite import Claim, claims
 from .reader import reader
-from .support import context_of, stems_of
+from .sentences import titled_by
+from .support import context_of
 from .terms import slight, terms_said
 from .verdict import says_in
 
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
 HIGH_AT = 1.1
-DISAMBIGUATION = re.compile(r"\s*\([^)]*\)")
 SUPPORTED_SHARE = 0.9
 YES_OR_NO = re.compile(r"\W*(yes|no)\b[\s,.:;!-]*", re.IGNORECASE)
 # The sources-do-not-answer opening, in the extractive writer's words and a model's.
@@ -97,13 +97,6 @@ def subject_cover(wanted: Asks, sources: Sequence[Source]) -> float:
     if any(titled_by(wanted, s.title) for s in sources):
         return 1.0
     return max((coverage(wanted, terms_said(wanted, s.title)) for s in sources), default=0.0)
-
-
-def titled_by(wanted: Asks, title: str) -> bool:
-    """Every word of `title` (but a disambiguating parenthesis: "Sacrifice (song)") is a key
-    term of the question."""
-    words = stems_of(DISAMBIGUATION.sub("", title))
-    return bool(words) and words <= wanted.terms.keys()
 
 
 def says_not_found(answer: str) -> bool:

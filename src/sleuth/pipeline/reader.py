@@ -107,8 +107,9 @@ def logit(p: float) -> float:
 
 def run_features(best: float, subject: float, coverage: float) -> list[float]:
     """The inputs of `Answers`, in the order of ANSWERS: the likeliest sentence's probability
-    (as a logit), the largest share of the question's terms a kept page's title names, and
-    that sentence's coverage of the terms (with its neighbours)."""
+    (as a logit), how far a kept page is about the question's subject by its title
+    (`sentences.about_subject`), and that sentence's coverage of the terms (with its
+    neighbours)."""
     return [logit(best), subject, coverage]
 
 
@@ -262,8 +263,8 @@ class Reader:
 
     def answered(self, read: Sequence[tuple[float, Scored]], subject: float) -> bool:
         """Whether the sources answer: `read` as `read` returns it (the lead's probability and
-        coverage decide), `subject` the largest share of the question's terms a kept page's
-        title names."""
+        coverage decide), `subject` how far a kept page is about the question's subject
+        (`sentences.about_subject`)."""
         if not read:
             return False
         best, lead = read[0]

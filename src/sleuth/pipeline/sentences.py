@@ -22,6 +22,8 @@ from ..text import content_tokens, paragraph_spans, split_sentences, stem
 from ..types import Source
 from .asks import Asks, coverage, has_shape
 
+DISAMBIGUATION = re.compile(r"\s*\([^)]*\)")  # "Sacrifice (song)"
+
 MIN_WORDS, MAX_WORDS = 5, 80
 # The asked-for answer shape present / no shape asked / absent.
 SHAPE_WEIGHT = {True: 2.0, None: 1.5, False: 1.0}
@@ -121,6 +123,23 @@ class Scored:
 def title_cover(sources: Sequence[Source], wanted: Asks) -> dict[int, float]:
     """How much of the question each page's title names: a page about the question's subject."""
     return {s.number: coverage(wanted, stems(s.title)) for s in sources}
+
+
+def titled_by(wanted: Asks, title: str) -> bool:
+    """Every word of `title` (but a disambiguating parenthesis: "Sacrifice (song)") is a key
+    term of the question: the page is about what it asks ("Canada", asked the largest city in
+    Canada), though its title names only one of the question's three key terms."""
+    words = stems(DISAMBIGUATION.sub("", title))
+    return bool(words) and words <= wanted.terms.keys()
+
+
+def about_subject(sources: Sequence[Source], wanted: Asks, titles: Mapping[int, float]) -> float:
+    """How far a kept page is about the question's subject, by its title: 1 for a page
+    `titled_by` the question, else the largest share of its key terms a title names (`titles`,
+    from `title_cover`). The reader's run decision weighs it."""
+    if any(titled_by(wanted, s.title) for s in sources):
+        return 1.0
+    return max(titles.values(), default=0.0)
 
 
 def score(cands: Sequence[Candidate], wanted: Asks, titles: Mapping[int, float]) -> list[Scored]:

@@ -31,7 +31,15 @@ from ...types import Source
 from ..answerability import gap
 from ..asks import Asks, asks, names_someone
 from ..reader import reader
-from ..sentences import Candidate, Scored, jaccard, score, sentences, title_cover
+from ..sentences import (
+    Candidate,
+    Scored,
+    about_subject,
+    jaccard,
+    score,
+    sentences,
+    title_cover,
+)
 from ..verdict import Said, Verdict, verdict
 
 NOTICE = (
@@ -70,7 +78,7 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     if found is not None:
         return _stated(read, found, limit)
     lead = read[0][1]
-    if answers(read, wanted, max(titles.values(), default=0.0)):
+    if answers(read, wanted, about_subject(sources, wanted, titles)):
         floor = BEARING * likeliest(read)
         bearing = [s for p, s in read[1:] if p >= floor]
         picked = [lead.cand, *_distinct(bearing, limit - 1, [lead.cand])]
