@@ -10,8 +10,8 @@ read with the sentences around it in the cited passage:
 * subject: the largest share of the key terms that a kept page's title names — a page about
   the question's subject rather than one that mentions its words; a title made only of the
   question's words ("Canada", asked the largest city in Canada) is about its subject;
-* answer type: when the question asks for a date, number, duration, name or place, whether the
-  lead claim holds one beyond what the question says;
+* answer type: when the question asks for a date, number, duration, name, proper name ("which
+  city") or place, whether the lead claim holds one beyond what the question says;
 * read and supported: the lead comes from a read page (not a search snippet) and passed the
   citation check, and at least 90% of all cited sentences did;
 * a chained question ("the film that was shot in …", "are X and Y both …", "in which state are
