@@ -47,7 +47,7 @@ from ..types import Confidence, Source, Verification
 from .asks import Asks, asks, coverage, nearest_span, shape_spans
 from .cite import Claim, claims
 from .reader import reader
-from .sentences import titled_by
+from .sentences import about_subject
 from .support import context_of
 from .terms import slight, terms_said
 from .verdict import says_in
@@ -94,9 +94,8 @@ def subject_cover(wanted: Asks, sources: Sequence[Source]) -> float:
     """How far a kept page is about the question's subject, by its title: the largest share of
     the key terms a title names, or 1 for a page whose title the question names whole ("Canada"
     asked the largest city in Canada, "Cadbury" asked how many countries Cadbury sells in)."""
-    if any(titled_by(wanted, s.title) for s in sources):
-        return 1.0
-    return max((coverage(wanted, terms_said(wanted, s.title)) for s in sources), default=0.0)
+    said = {s.number: coverage(wanted, terms_said(wanted, s.title)) for s in sources}
+    return about_subject(sources, wanted, said)
 
 
 def says_not_found(answer: str) -> bool:
