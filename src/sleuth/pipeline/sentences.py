@@ -135,8 +135,9 @@ def titled_by(wanted: Asks, title: str) -> bool:
 
 def about_subject(sources: Sequence[Source], wanted: Asks, titles: Mapping[int, float]) -> float:
     """How far a kept page is about the question's subject, by its title: 1 for a page
-    `titled_by` the question, else the largest share of its key terms a title names (`titles`,
-    from `title_cover`). The reader's run decision weighs it."""
+    `titled_by` the question, else the largest share of its key terms a title names (`titles`:
+    `title_cover` for the writer and the reader, terms said in any form for the grade's
+    `answerability.subject_cover`). The reader's run decision weighs it."""
     if any(titled_by(wanted, s.title) for s in sources):
         return 1.0
     return max(titles.values(), default=0.0)
