@@ -11,17 +11,21 @@ TRACKING = re.compile(
 
 
 _TAIL = re.compile(r"[/\s]+$")
+# Whitespace off both ends, and off the front the C0 controls urlsplit drops there too:
+# "\x00\xa0x" came out "\xa0x", which the next call stripped (the idempotence property test).
+_EDGES = re.compile(r"^[\s\x00-\x20]+|\s+$")
 
 
 def normalize_url(url: str) -> str:
     """Fold the spellings of one page together: http/https, case and `www.` of the host, default
     ports, tracking parameters, parameter order, a trailing slash and the fragment."""
+    url = _EDGES.sub("", url)
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(url)
         host = (parts.hostname or "").rstrip(".").lower()
         port = parts.port
     except ValueError:
-        return url.strip()
+        return url
     scheme = parts.scheme.lower()
     host = host.removeprefix("www.")
     if port and (scheme, port) not in {("http", 80), ("https", 443)}:

@@ -86,6 +86,7 @@ def url_of(scheme: str, host: str, path: str, query: dict[str, str], frag: str) 
 @example("http://host:99999999/")
 @example("0\x85#f")
 @example("http://example.org/a/ /#x")
+@example("\x00\xa00")
 def test_normalize_url_never_raises_and_is_idempotent(url: str) -> None:
     once = normalize_url(url)
     assert normalize_url(once) == once
