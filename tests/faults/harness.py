@@ -3,6 +3,11 @@
 A memory bomb must never take the test machine down, so the child gets an address-space limit
 (RLIMIT_AS) it cannot raise, a wall-clock kill, and its peak resident size is read back from
 the kernel (`wait4` rusage: the largest of the child and every descendant it waited for).
+
+The child is started by a small launcher (LAUNCH) that forks it and reports its rusage. A
+process forked straight from the test process starts with that process's resident peak as its
+own (Linux keeps the high-water mark of the memory it replaced at exec), so after a suite had
+grown pytest to ~580 MB, every run "peaked" there, and the 600 MB bound failed on pytest's size.
 """
 
 from __future__ import annotations
@@ -20,6 +25,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MB = 1024 * 1024
+# argv: the file for the child's peak (KiB), then the child's command. Exits as the child did.
+LAUNCH = """
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +65,15 @@ def run_limited(
         os.setsid()
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb * MB, memory_mb * MB))
 
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        peak = os.path.join(tmp, "peak")
         started = time.monotonic()
         child = subprocess.Popen(
-            [sys.executable, "-m", "sleuth.cli", *args],
+            [sys.executable, "-c", LAUNCH, peak, sys.executable, "-m", "sleuth.cli", *args],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
@@ -60,7 +84,7 @@ def run_limited(
         timer = threading.Timer(kill_after_s, _kill_group, (child.pid, killed))
         timer.start()
         try:
-            _, status, usage = os.wait4(child.pid, 0)
+            _, status, _ = os.wait4(child.pid, 0)
         finally:
             timer.cancel()
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -71,10 +95,19 @@ def run_limited(
             child.returncode,
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),
-            usage.ru_maxrss / 1024,
+            _peak_kib(peak) / 1024,
             seconds,
             killed.is_set(),
         )
+
+
+def _peak_kib(path: str) -> int:
+    """The launcher's report of the child's peak; 0 when it was killed before writing it."""
+    try:
+        with open(path) as f:
+            return int(f.read() or 0)
+    except FileNotFoundError:
+        return 0
 
 
 def _kill_group(pid: int, killed: threading.Event) -> None:
