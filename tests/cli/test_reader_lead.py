@@ -1,7 +1,9 @@
 """The lead answers (issue 25), on the loopback test web: pages shaped like the ones that made
 the old writer lead with a distractor — a "when was X built" page that also dates a rival
 monument, a "capital of" page that opens on how many capitals there are, a "largest city" page
-that praises the country first — are answered by their answering sentence, first."""
+that praises the country first — are answered by their answering sentence, first. A page that
+first says what the capital *was* is not led by that sentence when the question asks what it
+is."""
 
 from __future__ import annotations
 
@@ -58,6 +60,16 @@ HARD: Pages = {
         "Its second city, Brightwater, is a port on the eastern coast.",
     ),
 }
+# What the capital was, then what it became: the question asks what it is now.
+FORMER: Pages = {
+    "http://atlas.example.org/capitals-of-veridia": (
+        "List of Veridian capital cities",
+        "Lindhaven was the initial capital of Veridia following the 1890 union of the isles.",
+        "In 1925, the seat of government was moved to the newly built city of Port Amsel, "
+        "which continues to serve as the national capital.",
+        "Each of the four isles also keeps a provincial capital.",
+    ),
+}
 CASES = [
     ("when was the harrow bell tower built", "harrow", "1907"),
     ("what is the capital of veridia", "veridia", "Port Amsel"),
@@ -94,3 +106,17 @@ def test_the_lead_answers_when_a_distractor_shares_more_words(
     answer: str,
 ) -> None:
     assert answer in ask(testweb_env, capsys, HARD, question, topic)
+
+
+def test_a_question_asking_what_is_now_is_not_led_by_what_was(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lead = ask(testweb_env, capsys, FORMER, "what is the capital of veridia", "veridia")
+    assert "Port Amsel" in lead and "Lindhaven" not in lead
+
+
+def test_a_question_asking_what_was_first_is_led_by_it(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lead = ask(testweb_env, capsys, FORMER, "what was the first capital of veridia", "veridia")
+    assert "Lindhaven" in lead

@@ -373,3 +373,36 @@ def test_a_page_titled_by_the_question_is_about_its_subject() -> None:
     assert cover("Norland (country)") == 1.0
     assert cover("Norland Railways") < 0.5
     assert cover("Largest cities of the world") < 1.0
+
+
+VERIDIA = "https://atlas.example/veridia-capitals"
+CAPITALS = (
+    "Lindhaven was the initial capital of Veridia following the 1890 union of the isles. In "
+    "1925, the seat of government was moved to the newly built city of Port Amsel, which "
+    "continues to serve as the national capital of Veridia."
+)
+WAS_BEFORE = "the lead claim says what was before; the question asks what is now"
+
+
+@pytest.mark.parametrize(
+    ("lead", "high"),
+    [
+        ("Lindhaven was the initial capital of Veridia [1].", False),
+        ("Port Amsel continues to serve as the national capital of Veridia [1].", True),
+    ],
+)
+async def test_a_lead_saying_what_was_is_not_high_for_a_question_asking_what_is(
+    lead: str, high: bool
+) -> None:
+    model = FakeChatModel()
+    model.enqueue(lead)
+    engine = Engine(
+        FakeSearch({"*": [(VERIDIA, "List of Veridian capital cities", "capital")]}),
+        FakeFetcher({VERIDIA: ("List of Veridian capital cities", CAPITALS)}),
+        LLMWriter(model),
+    )
+    events = [e async for e in engine.run(ResearchRequest("What is the capital of Veridia?"))]
+    assert isinstance(events[-1], Done), events[-1]
+    result = events[-1].result
+    assert (result.confidence == "high") is high, result.confidence_reasons
+    assert (WAS_BEFORE in result.confidence_reasons) is not high

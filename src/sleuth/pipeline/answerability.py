@@ -26,7 +26,7 @@ The evidence score is coverage + subject (0 to 2). The rule:
            asked-for answer type is missing, or the evidence score is below 0.9;
   high   — evidence score at least 1.1, the lead read and supported, 90% of citations held,
            the question not chained, a yes/no question answered yes or no as its cited lead
-           sentence states, and the writer
+           sentence states, a question asking what is now not led by what was, and the writer
            not asking for a missing fact;
   medium — everything else.
 Citation support alone never makes an answer `high`. Other pages stating the same answer are
@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..types import Confidence, Source, Verification
-from .asks import Asks, asks, coverage, nearest_span, shape_spans
+from .asks import Asks, asks, coverage, nearest_span, says_what_was, shape_spans
 from .cite import Claim, claims
 from .reader import reader
 from .sentences import about_subject
@@ -232,6 +232,7 @@ def _grade(wanted: Asks, evidence: Evidence, checks: _Checks, absent: list[str])
         and checks.share >= SUPPORTED_SHARE
         and not wanted.chained
         and (not wanted.yes_no or checks.says_yes_no(wanted))
+        and not says_what_was(wanted, checks.lead.sentence)
         and not checks.missing
         and not absent
     ):
@@ -250,6 +251,8 @@ def _reasons(
     elif evidence.typed:
         named = nearest_span(wanted, checks.lead.sentence) or _spans(wanted, checks)[0]
         for_it.append(f"the lead claim gives {wanted.kind}: {named}")
+    if says_what_was(wanted, checks.lead.sentence):
+        against.append("the lead claim says what was before; the question asks what is now")
     if absent:
         against.insert(0, "the cited passage does not mention " + _listed(absent))
     else:

@@ -289,6 +289,34 @@ def names_someone(wanted: Asks, sentence: str) -> bool:
     return False
 
 
+EARLIER = r"(?:initial|first|original|former|previous|earlier|old|temporary|interim|provisional)"
+ASKS_NOW = re.compile(r"\b(?:is|are|has|have)\b|\bcurrent(?:ly)?\b|\bnow\b|\btoday\b", re.I)
+ASKS_BEFORE = re.compile(
+    rf"\b(?:was|were|did|had|used|{EARLIER}|originally|formerly|previously|founding|then)\b", re.I
+)
+WAS_EARLIER = re.compile(
+    rf"\b(?:was|were|had been|served as)\s+(?:the\s+|its\s+|their\s+|an?\s+)?{EARLIER}"
+    r"\s+(?:[\w'-]+\s+)?([\w'-]+)",
+    re.I,
+)
+
+
+def says_what_was(wanted: Asks, sentence: str) -> bool:
+    """Whether `sentence` says what one of the question's things *was* before ("Melbourne was
+    the initial capital") when the question asks what it *is* ("what is the capital of
+    Australia"): such a sentence states that it is no longer the answer. A question that asks
+    about the past or the first of something ("who was the first…", "the original singer")
+    is not asking what is now, and a sentence that only says a name was first used ("originally
+    known as") does not say the thing itself changed."""
+    if not ASKS_NOW.search(wanted.question) or ASKS_BEFORE.search(wanted.question):
+        return False
+    return any(
+        stem(word.lower()) in wanted.terms
+        for m in WAS_EARLIER.finditer(sentence)
+        for word in (m.group(1), *m.group(0).split()[-2:-1])
+    )
+
+
 def _next_capitalised(sentence: str, end: int) -> bool:
     return bool(re.match(r"\s+[A-Z]", sentence[end:]))
 

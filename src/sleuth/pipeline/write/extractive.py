@@ -29,7 +29,7 @@ from ...ports import WriteTask
 from ...text import clip
 from ...types import Source
 from ..answerability import gap
-from ..asks import Asks, asks, names_someone
+from ..asks import Asks, asks, names_someone, says_what_was
 from ..reader import reader
 from ..sentences import (
     Candidate,
@@ -73,7 +73,7 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     if not ranked:  # no whole sentence at all (snippet fragments): nothing to judge
         return Composition(False, [])
     model = reader()
-    read = model.read(ranked, wanted, sources)
+    read = now_first(model.read(ranked, wanted, sources), wanted, model.answers_at)
     found = verdict(read, wanted, sources)
     if found is not None:
         return _stated(read, found, limit)
@@ -88,6 +88,29 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     related = [s for p, s in read if s.coverage >= RELATED_COVERAGE and p < unsure]
     chosen = _distinct(related, RELATED_SENTENCES)
     return Composition(False, chosen, not_found(wanted, sources))
+
+
+def now_first(
+    read: list[tuple[float, Scored]], wanted: Asks, at: float
+) -> list[tuple[float, Scored]]:
+    """A question asking what is now is not led by a sentence saying what was before
+    (`asks.says_what_was`: "Melbourne was the initial capital" for "what is the capital of
+    Australia"). Another sentence the reader takes to answer (at least `at`) leads instead,
+    the former one after it: the likeliest on the same page, which tells what the thing became
+    ("In 1927 … moved to … Canberra"), else the likeliest of all. With none, the order
+    stands."""
+    if not read or not says_what_was(wanted, read[0][1].cand.text):
+        return read
+    page = read[0][1].cand.number
+    others = [
+        i
+        for i, (chance, item) in enumerate(read[1:], 1)
+        if chance >= at and not says_what_was(wanted, item.cand.text)
+    ]
+    if not others:
+        return read
+    i = next((i for i in others if read[i][1].cand.number == page), others[0])
+    return [read[i], *read[:i], *read[i + 1 :]]
 
 
 def answers(read: Sequence[tuple[float, Scored]], wanted: Asks, subject: float) -> bool:
