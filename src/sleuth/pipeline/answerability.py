@@ -217,6 +217,11 @@ class _Checks:
         sentence = YES_OR_NO.sub("", self.lead.sentence, count=1)
         return says_in(sentence, wanted, self.own) == opened.group(1).lower()
 
+    def says_what_was(self, wanted: Asks) -> bool:
+        """The question asks what is now and the lead says what was before (`asks.says_what_was`:
+        "Melbourne was the initial capital" for "what is the capital of australia")."""
+        return says_what_was(wanted, self.lead.sentence)
+
     @property
     def read(self) -> bool:
         return all(not s.snippet for s in self.own)
@@ -232,7 +237,7 @@ def _grade(wanted: Asks, evidence: Evidence, checks: _Checks, absent: list[str])
         and checks.share >= SUPPORTED_SHARE
         and not wanted.chained
         and (not wanted.yes_no or checks.says_yes_no(wanted))
-        and not says_what_was(wanted, checks.lead.sentence)
+        and not checks.says_what_was(wanted)
         and not checks.missing
         and not absent
     ):
@@ -251,8 +256,6 @@ def _reasons(
     elif evidence.typed:
         named = nearest_span(wanted, checks.lead.sentence) or _spans(wanted, checks)[0]
         for_it.append(f"the lead claim gives {wanted.kind}: {named}")
-    if says_what_was(wanted, checks.lead.sentence):
-        against.append("the lead claim says what was before; the question asks what is now")
     if absent:
         against.insert(0, "the cited passage does not mention " + _listed(absent))
     else:
@@ -277,6 +280,8 @@ def _check_reasons(wanted: Asks, checks: _Checks) -> list[str]:
         out.append("the question chains two facts; one cited passage rarely holds both")
     if wanted.yes_no and not checks.says_yes_no(wanted):
         out.append("the question asks yes or no; the lead claim states no verdict the answer gives")
+    if checks.says_what_was(wanted):
+        out.append("the lead claim says what was before; the question asks what is now")
     if checks.missing:
         out.append(f"the writer says a fact is missing: {checks.missing}")
     return out
