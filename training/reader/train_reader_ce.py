@@ -169,6 +169,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--time-budget", type=float, default=0, help="stop training after this many seconds (safety)")
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--teacher", nargs="*", default=[],
+                    help="distil: teacher logits for every train row, one JSON list per teacher "
+                         "(teacher_logits.py); the student also learns their mean")
+    ap.add_argument("--distill", type=float, default=1.0, help="weight of the teacher's losses")
     ap.add_argument("--from-pt", default="", help="skip training: load this state dict, then export/score")
     ap.add_argument("--smoke", action="store_true", help="score only a few rows (pipeline test)")
     ap.add_argument("--fast-eval", action="store_true",
@@ -189,6 +193,13 @@ def main() -> None:
     held = [r for r in rows if r["split"] == "heldout"]
     print(f"train rows {len(train)} (pos {sum(r['label'] for r in train)}), heldout rows {len(held)}")
 
+    teacher = None
+    if args.teacher:
+        lists = [json.load(open(t)) for t in args.teacher]
+        if any(len(t) != len(train) for t in lists):
+            sys.exit("--teacher: a list's length is not the number of train rows in --pairs")
+        teacher = [sum(v) / len(v) for v in zip(*lists)]
+        print(f"distilling the mean of {len(lists)} teachers")
     bdir = base_dir()
     tok = WordPiece(str(bdir / "vocab.txt"))
     enc_train = encode_rows(tok, train)
@@ -253,6 +264,12 @@ def main() -> None:
             if args.listwise > 0 and y.sum() > 0:
                 lw = torch.logsumexp(logits, 0) - torch.logsumexp(logits[y > 0], 0)
                 loss = loss + args.listwise * lw
+            if teacher is not None:  # the teachers' belief per row, and their ranking of the batch
+                t = torch.tensor([teacher[i] for i in b])
+                soft = nn.functional.binary_cross_entropy_with_logits(logits, torch.sigmoid(t))
+                want = torch.softmax(t, 0)
+                kl = (want * (torch.log_softmax(t, 0) - torch.log_softmax(logits, 0))).sum()
+                loss = loss + args.distill * (soft + kl)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
