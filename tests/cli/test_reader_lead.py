@@ -120,3 +120,14 @@ def test_a_question_asking_what_was_first_is_led_by_it(
 ) -> None:
     lead = ask(testweb_env, capsys, FORMER, "what was the first capital of veridia", "veridia")
     assert "Lindhaven" in lead
+
+
+def test_a_question_opening_on_whats_reads_as_what_is(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "what's the capital of…" asks what is now, and no reason says a page lacks 'what's'."""
+    lead, err = ask_pages(
+        testweb_env, capsys, FORMER, "what's the capital of veridia", "veridia", only_topic=True
+    )
+    assert "Port Amsel" in lead and "Lindhaven" not in lead
+    assert "confidence · high" in err and "what's" not in err

@@ -135,6 +135,10 @@ WORD = re.compile(r"\w+")
 # A word written as a name: a capital, then lower case ("Cher", "McCartney", "O'Brien"). All
 # capitals ("IAM", "API") are as often a product's terms as an answer's name.
 CAPITALISED = re.compile(r"\b[A-Z][a-z][\w'’-]*")
+# A question word run together with "is" where the question opens ("what's", "whats",
+# "who’s"): read as the two words, so the contraction is no key term and the question asks
+# what *is* ("what's the capital of…" asks what is now, as "what is the capital of…" does).
+ASKING_CONTRACTION = re.compile(r"^(\W*)(what|who|where|when|how|why)['’]?s\b", re.IGNORECASE)
 # Words that say what kind of answer is wanted rather than what it is about.
 ASKING_WORDS = frozenset(
     "year date time many much long old far big often tall large number percentage kind type "
@@ -185,6 +189,7 @@ class Asks:
 
 
 def asks(question: str) -> Asks:
+    question = ASKING_CONTRACTION.sub(r"\1\2 is", question)
     terms: dict[str, str] = {}
     for word in content_tokens(question):
         if word not in ASKING_WORDS:
