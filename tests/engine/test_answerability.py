@@ -213,6 +213,16 @@ def test_the_reason_names_the_answer_next_to_the_question_subject_not_the_first_
     assert nearest_span(asks("who directed the bedford incident"), alone) == "James B. Harris"
 
 
+def test_the_reason_names_the_answer_in_the_statement_that_says_the_subject() -> None:
+    """ "whats the largest city in canada" was led by a sentence joining two statements, and the
+    reason named the nearer name of the other one: "gives a proper name: Ottawa"."""
+    from sleuth.pipeline.asks import asks, nearest_span
+
+    lead = "Its capital is Ottawa, and its largest metropolitan areas are Toronto and Montreal."
+    assert nearest_span(asks("what is the largest city in canada"), lead) == "Toronto"
+    assert nearest_span(asks("what is the capital of canada"), lead) == "Ottawa"
+
+
 @pytest.mark.parametrize(
     ("question", "kind"),
     [

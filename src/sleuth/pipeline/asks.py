@@ -251,11 +251,19 @@ def _shape_matches(shape: re.Pattern[str], sentence: str, question: str) -> list
     return [m for m in shape.finditer(sentence) if m.group(0).lower() not in lowered]
 
 
+# Where a sentence joins two statements: "Its capital is Ottawa, and its largest
+# metropolitan areas are Toronto, …".
+CLAUSE_BREAK = re.compile(r";|,\s+(?:and|but|while|whereas)\b")
+
+
 def nearest_span(wanted: Asks, sentence: str) -> str | None:
     """Of the sentence's spans of the asked-for shape, the one nearest the question's subject
     in it: in "The screenplay by James Poe is based on ... Herman Melville's Moby-Dick", asked
-    who wrote Moby-Dick, "Herman Melville". A span naming a question term itself is no answer
-    to it. None when the sentence holds no such span."""
+    who wrote Moby-Dick, "Herman Melville". A span in the statement that says the subject
+    comes before one in another statement of the sentence: "Its capital is Ottawa, and its
+    largest metropolitan areas are Toronto…", asked the largest city, "Toronto". A span
+    naming a question term itself is no answer to it. None when the sentence holds no such
+    span."""
     if wanted.shape is None:
         return None
     terms = set(wanted.terms)
@@ -269,8 +277,15 @@ def nearest_span(wanted: Asks, sentence: str) -> str | None:
     if not found or not at:
         return found[0].group(0) if found else None
 
-    def distance(m: re.Match[str]) -> int:
-        return min(min(abs(m.start() - a), abs(m.end() - a)) for a in at)
+    breaks = [b.start() for b in CLAUSE_BREAK.finditer(sentence)]
+
+    def clause(at: int) -> int:
+        return sum(b < at for b in breaks)
+
+    def distance(m: re.Match[str]) -> tuple[int, int]:
+        return min(
+            (clause(m.start()) != clause(a), min(abs(m.start() - a), abs(m.end() - a))) for a in at
+        )
 
     return min(found, key=distance).group(0)
 
