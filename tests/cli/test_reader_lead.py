@@ -131,3 +131,37 @@ def test_a_question_opening_on_whats_reads_as_what_is(
     )
     assert "Port Amsel" in lead and "Lindhaven" not in lead
     assert "confidence · high" in err and "what's" not in err
+
+
+# A height asked: a count of steps on the same page is no answer to it.
+TOWER = (
+    "Harrow Bell Tower",
+    "The Harrow Bell Tower is a stone campanile on the market square of Orlen.",
+    "Visitors climb the 212 steps of the Harrow Bell Tower to its bell chamber.",
+)
+HEIGHT = "The campanile stands 48 metres high, the tallest building in Orlen."
+
+
+def test_how_tall_is_answered_by_a_height() -> None:
+    from sleuth.pipeline.asks import asks, nearest_span
+
+    wanted = asks("how tall is the harrow bell tower")
+    assert nearest_span(wanted, TOWER[2]) is None
+    assert nearest_span(wanted, HEIGHT) == "48 metres"
+    assert nearest_span(asks("how many steps does the tower have"), TOWER[2]) == "212"
+
+
+def test_how_tall_leads_with_the_height(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pages = {"http://monuments.example.org/harrow-bell-tower": (*TOWER, HEIGHT)}
+    lead, err = ask_pages(testweb_env, capsys, pages, "how tall is the harrow bell tower", "harrow")
+    assert "48 metres" in lead and "gives a number: 48 metres" in err
+
+
+def test_a_count_of_steps_is_no_height(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pages = {"http://monuments.example.org/harrow-bell-tower": TOWER}
+    _, err = ask_pages(testweb_env, capsys, pages, "how tall is the harrow bell tower", "harrow")
+    assert "confidence · high" not in err and "the lead claim gives a number" not in err

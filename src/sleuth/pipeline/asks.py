@@ -17,6 +17,12 @@ from ..text import STOPWORDS, content_tokens, stem
 UNITS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries)"
 # "How long is the bridge": a length answers too.
 LENGTHS = r"(?:km|kilometres?|kilometers?|miles?|mi|metres?|meters?|m|feet|ft|foot|inches|in|cm)"
+# "How tall is the tower": a height, distance, depth or weight answers with its unit, not a
+# count ("over 300 steps").
+MEASURES = (
+    rf"(?:{LENGTHS}|storeys|stories|floors|light[- ]years?|kg|kilograms?|tonnes?|tons?|pounds?"
+    r"|lbs?)"
+)
 MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
     r"December)"
@@ -68,12 +74,21 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
         "a date",
     ),
     (
+        re.compile(r"(?:^\s*|[:;,.]\s*)how (?:tall|high|far|deep|wide|heavy)\b", re.I),
+        re.compile(
+            rf"\b\d(?:[\d,.]*\d)?(?:\s+(?:thousand|million|billion))?\s*(?:-\s*)?{MEASURES}\b"
+            rf"|\b(?:{NUMBER_WORDS})\s+{MEASURES}\b",
+            re.I,
+        ),
+        "a number",
+    ),
+    (
         re.compile(
             r"\bhow (?:many|much|far|big|often|tall|large)\b|\bwhat (?:percentage|number)", re.I
         ),
         re.compile(
-            r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
-            r"thirty|forty|fifty|hundred|thousand|million|billion)\b",
+            r"\d(?:[\d,.]*\d)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+            r"twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion)\b",
             re.I,
         ),
         "a number",
