@@ -165,3 +165,28 @@ def test_a_count_of_steps_is_no_height(
     pages = {"http://monuments.example.org/harrow-bell-tower": TOWER}
     _, err = ask_pages(testweb_env, capsys, pages, "how tall is the harrow bell tower", "harrow")
     assert "confidence · high" not in err and "the lead claim gives a number" not in err
+
+
+NORLAND = (
+    "Norland",
+    "Norland is a country on the Orlen Sea.",
+    "Norland is highly urbanized, and most Norlanders live in towns on the coast.",
+)
+
+
+def test_a_population_is_a_number() -> None:
+    from sleuth.pipeline.asks import asks, nearest_span
+
+    for question in ("what is the population of norland", "what's the total area of norland"):
+        assert asks(question).kind == "a number"
+    assert asks("what is the area code for castelmoor").kind is None
+    said = "Norland has a population of 5,210,000 as of the 2020 census."
+    assert nearest_span(asks("what is the population of norland"), said) == "5,210,000"
+
+
+def test_a_population_asked_is_not_high_without_a_number(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pages = {"http://atlas.example.org/norland": NORLAND}
+    _, err = ask_pages(testweb_env, capsys, pages, "what is the population of norland", "norland")
+    assert "confidence · high" not in err

@@ -23,6 +23,11 @@ MEASURES = (
     rf"(?:{LENGTHS}|storeys|stories|floors|light[- ]years?|kg|kilograms?|tonnes?|tons?|pounds?"
     r"|lbs?)"
 )
+# "What is the population of …": a quantity a number answers.
+QUANTITIES = (
+    r"(?:population|height|length|area(?! code)|depth|width|weight|distance|size|cost|price|"
+    r"elevation|altitude)"
+)
 MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
     r"December)"
@@ -84,7 +89,9 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(
-            r"\bhow (?:many|much|far|big|often|tall|large)\b|\bwhat (?:percentage|number)", re.I
+            r"\bhow (?:many|much|far|big|often|tall|large)\b|\bwhat (?:percentage|number)"
+            rf"|\bwhat (?:is|was|are|were) the (?:\w+ )?{QUANTITIES}\b",
+            re.I,
         ),
         re.compile(
             r"\d(?:[\d,.]*\d)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
