@@ -147,6 +147,7 @@ def test_how_tall_is_answered_by_a_height() -> None:
 
     wanted = asks("how tall is the harrow bell tower")
     assert nearest_span(wanted, TOWER[2]) is None
+    assert nearest_span(wanted, "It was finished in 1907 in Orlen.") is None
     assert nearest_span(wanted, HEIGHT) == "48 metres"
     assert nearest_span(asks("how many steps does the tower have"), TOWER[2]) == "212"
 

@@ -18,10 +18,10 @@ UNITS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centu
 # "How long is the bridge": a length answers too.
 LENGTHS = r"(?:km|kilometres?|kilometers?|miles?|mi|metres?|meters?|m|feet|ft|foot|inches|in|cm)"
 # "How tall is the tower": a height, distance, depth or weight answers with its unit, not a
-# count ("over 300 steps").
+# count ("over 300 steps"). Not a bare "in": "finished in 1907 in Orlen" gives no height.
 MEASURES = (
-    rf"(?:{LENGTHS}|storeys|stories|floors|light[- ]years?|kg|kilograms?|tonnes?|tons?|pounds?"
-    r"|lbs?)"
+    r"(?:km|kilometres?|kilometers?|miles?|mi|metres?|meters?|m|feet|ft|foot|inches|cm|storeys|"
+    r"stories|floors|light[- ]years?|kg|kilograms?|tonnes?|tons?|pounds?|lbs?)"
 )
 # "What is the population of …": a quantity a number answers.
 QUANTITIES = (
@@ -301,8 +301,8 @@ def nearest_span(wanted: Asks, sentence: str) -> str | None:
 
     breaks = [b.start() for b in CLAUSE_BREAK.finditer(sentence)]
 
-    def clause(at: int) -> int:
-        return sum(b < at for b in breaks)
+    def clause(position: int) -> int:
+        return sum(b < position for b in breaks)
 
     def distance(m: re.Match[str]) -> tuple[int, int]:
         return min(
