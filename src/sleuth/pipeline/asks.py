@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from ..text import STOPWORDS, content_tokens, stem
 
 UNITS = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries)"
+LENGTH_UNITS = r"km|kilometres?|kilometers?|miles?|mi|metres?|meters?|m|feet|ft|foot|inches|cm"
 # "How long is the bridge": a length answers too.
-LENGTHS = r"(?:km|kilometres?|kilometers?|miles?|mi|metres?|meters?|m|feet|ft|foot|inches|in|cm)"
+LENGTHS = rf"(?:{LENGTH_UNITS}|in)"
 # "How tall is the tower": a height, distance, depth or weight answers with its unit, not a
 # count ("over 300 steps"). Not a bare "in": "finished in 1907 in Orlen" gives no height.
 MEASURES = (
-    r"(?:km|kilometres?|kilometers?|miles?|mi|metres?|meters?|m|feet|ft|foot|inches|cm|storeys|"
-    r"stories|floors|light[- ]years?|kg|kilograms?|tonnes?|tons?|pounds?|lbs?)"
+    rf"(?:{LENGTH_UNITS}|storeys|stories|floors|light[- ]years?|kg|kilograms?|tonnes?|tons?"
+    r"|pounds?|lbs?)"
 )
 # "What is the population of …": a quantity a number answers.
 QUANTITIES = (
