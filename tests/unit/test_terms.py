@@ -263,3 +263,43 @@ def test_a_term_that_tells_what_the_passage_is_about_stays_missing(
     question: str, passage: str, pages: list[str], term: str
 ) -> None:
     assert term in missing_over(question, passage, [passage, *pages])
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        # an apostrophe the question leaves out, or a possessive
+        ("who wrote old lamps cant hold a candle", '"Old Lamps Can\'t Hold a Candle" is a hit.'),
+        ("who sang dont wait for varnby", "\"Don't Wait for Varnby\" was sung by Ana Vell."),
+        ("who is the boy in vell's harbour tale", "In Ana Vell's Harbour Tale, the boy is Tom."),
+        # a Roman numeral beside the same word as the question's number
+        ("when did the varnby war 2 end", "The Varnby War II ended in 1921."),
+        ("who played at harbour bowl 51", "Harbour Bowl LI was played in Varnby."),
+        ("when did varnby war ii end", "The Varnby War 2 ended in 1921."),
+        # an initialism the passage writes out
+        ("when does harbour lights svu start", "Harbour Lights: Special Victims Unit is back."),
+        # a unit's abbreviation
+        ("how much is the 72 oz steak at varnby", "Varnby serves a 72 ounce steak for 50 dollars."),
+    ],
+)  # fmt: skip
+def test_a_term_written_another_way_is_said(question: str, passage: str) -> None:
+    assert missing(question, passage) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "absent"),
+    [
+        # a Roman numeral says another number, or stands beside another word
+        ("who played at harbour bowl 51", "Harbour Bowl L was played in Varnby.", ["51"]),
+        ("who played at harbour bowl 51", "Harbour Bowl 50 was won by Li Vell.", ["51"]),
+        ("who won varnby war 2", "Varnby's Louis II won the war.", ["2"]),
+        # initials of other words, or not capitalised as a name
+        ("when does harbour lights svu start", "Harbour Lights: Special Victims Squad.", ["svu"]),
+        ("when does harbour lights svu start", "Harbour Lights has a special victims unit.",
+         ["svu"]),
+    ],
+)  # fmt: skip
+def test_a_term_written_another_way_still_misses_another(
+    question: str, passage: str, absent: list[str]
+) -> None:
+    assert missing(question, passage) == absent

@@ -16,7 +16,11 @@ a passage that says "eruption", "14th" from one that says "fourteenth" and "us" 
   commonest in prose, so "four" alone does not say the "4" of "vikings season 4" ("the fifth
   season differs from the previous four");
 * by another name from a short table of common abbreviations and country adjectives
-  ("US"/"U.S."/"United States"/"American", "UK"/"Britain"/"British").
+  ("US"/"U.S."/"United States"/"American", "UK"/"Britain"/"British"), and units ("oz"/"ounce");
+* without the apostrophe the question leaves out ("cant"/"Can't", "dont"/"Don't");
+* as a Roman numeral beside the same word ("world war 2"/"World War II", "super bowl
+  51"/"Super Bowl LI");
+* as the words an initialism stands for, capitalised as a name ("svu"/"Special Victims Unit").
 
 A term a passage does not say at all may still be too common to show that the passage is about
 something else (`slight`): "history" in "the longest-serving manager in Manchester United
@@ -53,6 +57,9 @@ DERIVED = re.compile(r"(?:(?<=[^aeiou]t)ion|ment|(?<=[^aeiou])or)s?$")
 DOUBLED = re.compile(r"([bdgmnprt])\1$")
 ELIDED = re.compile(r"\b([A-Za-z]{3,}in)['’](?!\w)")  # "Knockin'" is "Knocking"
 GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+\b")  # "10,000" is 10000
+INITIALISM = re.compile(r"[a-z]{2,6}")
+APOSTROPHE = re.compile(r"['’]")
+POSSESSIVE = re.compile(r"['’]s?$")
 DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)?$")
 UNITS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -64,6 +71,18 @@ UNIT_ORDINALS = (
     "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth"
 ).split()
 TEN_ORDINALS = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth"
+
+
+def _roman(n: int) -> str:
+    tens, units = divmod(n, 10)
+    ones = ["", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"]
+    return ["", "x", "xx", "xxx", "xl", "l", "lx", "lxx", "lxxx"][tens] + ones[units]
+
+
+# Roman numerals of two letters or more, up to 89: "World War II", "Super Bowl LI". Like any
+# number they say a question's number only beside the same word ("world war 2"), so "Xi" the
+# name or "Li" says no 11 or 51 on its own.
+ROMAN: dict[str, int] = {_roman(n): n for n in range(2, 90) if len(_roman(n)) > 1}
 NUMBER_WORDS: dict[str, int] = {
     **{w: n for n, w in enumerate(UNITS)},
     **{w: n for n, w in enumerate(UNIT_ORDINALS)},
@@ -108,6 +127,10 @@ SAME_WORDS: tuple[frozenset[str], ...] = tuple(
         "child kid",
         "children kids",
         "television tv",
+        "ounce ounces oz",
+        "pound pounds lb lbs",
+        "foot feet ft",
+        "kilometre kilometres kilometer kilometers km",
     )
 )
 CONTINENT = r"(?<!North )(?<!South )(?<!Latin )(?<!Central )"
@@ -189,11 +212,22 @@ def _matched(wanted: Asks, absent: dict[str, str], page: Page) -> set[str]:
         asked = _beside(words(wanted.question))
         keys |= {stem(w) for w, value, near in asked if (value, near) in beside}
     keys |= {key for line, key in _names(wanted) if key in absent and page.names(line)}
+    keys |= {key for key, word in absent.items() if _spelled_out(word, page.text)}
     return keys
 
 
+def _spelled_out(word: str, text: str) -> bool:
+    """Whether `text` writes out the initialism `word` as capitalised words with its letters
+    as initials: "svu" as "Special Victims Unit", "nba" as "National Basketball Association".
+    A common word ("can", "war") is no initialism."""
+    if not INITIALISM.fullmatch(word) or word in common_words():
+        return False
+    spelled = r"\s+".join(rf"{letter.upper()}[a-z]+" for letter in word)
+    return re.search(rf"\b{spelled}\b", text) is not None
+
+
 def _says(word: str, page: Page) -> bool:
-    if roots(word) & page.near(word):
+    if any(roots(form) & page.near(form) for form in _unquoted(word)):
         return True
     for line in SAME_WORDS:
         if word in line and any(roots(other) & page.near(other) for other in line - {word}):
@@ -236,10 +270,20 @@ def page_of(text: str) -> Page:
 
 def _compound(word: str) -> list[str]:
     """A word, and a hyphenated one closed up and in its parts: "quarter-finals",
-    "quarterfinals", "quarter", "finals"."""
+    "quarterfinals", "quarter", "finals"; one with an apostrophe without it: "can't" as "cant",
+    "Hawthorne's" as "hawthorne"."""
+    forms = _unquoted(word)
     if "-" not in word:
+        return forms
+    return [*forms, word.replace("-", ""), *word.split("-")]
+
+
+def _unquoted(word: str) -> list[str]:
+    """A word, and with an apostrophe, the word written without it ("can't" as "cant", "ive"
+    as "i've") and without a possessive's "'s" ("hawthorne's" as "hawthorne")."""
+    if not APOSTROPHE.search(word):
         return [word]
-    return [word, word.replace("-", ""), *word.split("-")]
+    return [word, APOSTROPHE.sub("", word), POSSESSIVE.sub("", word)]
 
 
 @lru_cache(maxsize=4096)
@@ -287,7 +331,7 @@ def number(word: str) -> int | None:
     tens, _, unit = word.partition("-")
     if tens in TENS and unit in NUMBER_WORDS and 0 < NUMBER_WORDS[unit] < 10:
         return NUMBER_WORDS[tens] + NUMBER_WORDS[unit]
-    return None
+    return ROMAN.get(word)
 
 
 def _initialism(word: str) -> bool:
