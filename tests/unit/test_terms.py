@@ -171,6 +171,20 @@ def test_an_everyday_word_is_said_by_its_formal_form(question: str, passage: str
     [
         ("when is harbour lights coming out", "Harbour Lights will be released in May."),
         ("who is starring in harbour lights", "Harbour Lights has Ana Vell in the lead."),
+        # a song's words and tune are the song; a title before a name is no part of it
+        ("who wrote the harbour lights lyrics", '"Harbour Lights" was written by Ana Vell.'),
+        (
+            "who sings the harbour lights theme tune",
+            "The Harbour Lights theme song is sung by Ana Vell.",
+        ),
+        (
+            "who played mr. varnby in harbour lights",
+            "In Harbour Lights, Tom Varnby was played by Ana Vell.",
+        ),
+        (
+            "who played mrs varnby in harbour lights",
+            "Ana Vell played Joan Varnby in Harbour Lights.",
+        ),
     ],
 )
 def test_a_frame_word_in_another_form_is_not_named_missing(question: str, passage: str) -> None:

@@ -172,7 +172,8 @@ ASKING_WORDS = frozenset(
 # "when did it *come out*", "what *part* of the brain", "the *new* season" — rather than what it
 # is about. A page answers in other words ("its author", "was released", "the region"), so a
 # passage not saying one is no sign it is about something else: the answerability check names
-# only the other key terms, the question's subject, as missing.
+# only the other key terms, the question's subject, as missing. So are a song's "lyrics" and
+# "tune" (the song), and a title before a name ("mr. willoughby" is "John Willoughby").
 FRAME_WORDS = frozenset(
     """come came go went get got make made take took give gave play plays played sing sang sung
     write wrote written star starred perform performed win won lead led start started begin
@@ -188,7 +189,7 @@ FRAME_WORDS = frozenset(
     change changed reach reached leave left bring brought send sent pay paid buy bought sell sold
     movie film song show series book novel album season episode part form type kind purpose
     meaning role character term word version new current originally actually really usually
-    play go""".split()
+    play go lyrics lyric tune mr mrs ms dr""".split()
 )
 FRAME_STEMS = frozenset(stem(word) for word in FRAME_WORDS)
 WHO_VERB = re.compile(r"^\s*who\s+([a-z]+)", re.I)  # "who wrote ...": the relation, not the subject
