@@ -279,8 +279,8 @@ def _compound(word: str) -> list[str]:
 
 
 def _unquoted(word: str) -> list[str]:
-    """A word, and with an apostrophe, the word written without it ("can't" as "cant", "ive"
-    as "i've") and without a possessive's "'s" ("hawthorne's" as "hawthorne")."""
+    """A word, and with an apostrophe, the word written without it ("can't" as "cant", "i've"
+    as "ive") and without a possessive's "'s" ("hawthorne's" as "hawthorne")."""
     if not APOSTROPHE.search(word):
         return [word]
     return [word, APOSTROPHE.sub("", word), POSSESSIVE.sub("", word)]
@@ -322,7 +322,7 @@ def _beside(said_words: Sequence[str]) -> list[tuple[str, int, str]]:
 
 
 def number(word: str) -> int | None:
-    """The number a word says: "14th", "14", "fourteen", "fourteenth", "twenty-first"."""
+    """The number a word says: "14th", "14", "fourteen", "fourteenth", "twenty-first", "xiv"."""
     digits = DIGITS.match(word)
     if digits:
         return int(digits.group(1))
