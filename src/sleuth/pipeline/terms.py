@@ -59,7 +59,6 @@ ELIDED = re.compile(r"\b([A-Za-z]{3,}in)['’](?!\w)")  # "Knockin'" is "Knockin
 GROUPED = re.compile(r"\b\d{1,3}(?:,\d{3})+\b")  # "10,000" is 10000
 INITIALISM = re.compile(r"[a-z]{2,6}")
 APOSTROPHE = re.compile(r"['’]")
-POSSESSIVE = re.compile(r"['’]s?$")
 DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)?$")
 UNITS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -270,8 +269,8 @@ def page_of(text: str) -> Page:
 
 def _compound(word: str) -> list[str]:
     """A word, and a hyphenated one closed up and in its parts: "quarter-finals",
-    "quarterfinals", "quarter", "finals"; one with an apostrophe without it: "can't" as "cant",
-    "Hawthorne's" as "hawthorne"."""
+    "quarterfinals", "quarter", "finals"; one with an apostrophe also without it: "can't" as
+    "cant"."""
     forms = _unquoted(word)
     if "-" not in word:
         return forms
@@ -280,10 +279,10 @@ def _compound(word: str) -> list[str]:
 
 def _unquoted(word: str) -> list[str]:
     """A word, and with an apostrophe, the word written without it ("can't" as "cant", "i've"
-    as "ive") and without a possessive's "'s" ("hawthorne's" as "hawthorne")."""
+    as "ive"). A possessive needs no form of its own: `stem` drops the "'s"."""
     if not APOSTROPHE.search(word):
         return [word]
-    return [word, APOSTROPHE.sub("", word), POSSESSIVE.sub("", word)]
+    return [word, APOSTROPHE.sub("", word)]
 
 
 @lru_cache(maxsize=4096)
