@@ -145,6 +145,7 @@ class Figures:
     stated_right: Rate  # ...and how often that one is the gold one
     given: dict[str, Rate]  # share of answers at each confidence level
     right: dict[str, Rate]  # how often an answer at that level is right
+    lead_high: Rate  # answerable at high: how often the first sentence holds the answer
 
 
 def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
@@ -161,6 +162,7 @@ def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
         stated_right=rate_of(r.right for _, r in pairs if r.stated),
         given={g: rate_of(r.confidence == g for _, r in pairs) for g in LEVELS},
         right={g: rate_of(r.right for _, r in pairs if r.confidence == g) for g in LEVELS},
+        lead_high=rate_of(r.first for _, r in pairs if r.confidence == "high"),
     )
 
 
@@ -179,6 +181,8 @@ def table(label: str, f: Figures, answerable: bool) -> str:
     rows.append(f"  high beside a missing term     {f.overstated}")
     for g in LEVELS:
         rows.append(f"  {g:6s} given {fmt_rate(f.given[g]):28s} right {fmt_rate(f.right[g])}")
+    if answerable and f.lead_high.n:
+        rows.append(f"    high, the first sentence holds it {fmt_rate(f.lead_high)}")
     return "\n".join(rows)
 
 

@@ -191,3 +191,40 @@ def test_a_population_asked_is_not_high_without_a_number(
     pages = {"http://atlas.example.org/norland": NORLAND}
     _, err = ask_pages(testweb_env, capsys, pages, "what is the population of norland", "norland")
     assert "confidence · high" not in err
+
+
+# A "who" question names its relation: the page's opening names the singer, a later sentence
+# the producer asked for.
+SONG: Pages = {
+    "http://music.example.org/amber-tide": (
+        "Amber Tide",
+        '"Amber Tide" is a song by the Norland singer Mara Vell, released in 1971 on Orlen '
+        "Records.",
+        'Produced by Tomas Reed, "Amber Tide" was recorded in Castelmoor in 1970.',
+        "The song reached number three in the Norland charts.",
+    ),
+}
+
+
+def test_a_who_question_is_led_by_a_sentence_saying_its_relation() -> None:
+    from sleuth.pipeline.asks import asks, relation
+
+    assert relation(asks("who produced amber tide")) == "produc"
+    assert relation(asks("who sang amber tide")) is not None
+    assert relation(asks("who is mara vell")) is None
+    assert relation(asks("when was amber tide produced")) is None
+
+
+def test_who_produced_is_led_by_the_producer(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lead, err = ask_pages(testweb_env, capsys, SONG, "who produced amber tide", "amber")
+    assert "Tomas Reed" in lead and "Mara Vell" not in lead, lead
+    assert "gives a name: Tomas Reed" in err, err
+
+
+def test_who_sang_is_still_led_by_the_singer(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lead, _ = ask_pages(testweb_env, capsys, SONG, "who sang amber tide", "amber")
+    assert "Mara Vell" in lead, lead

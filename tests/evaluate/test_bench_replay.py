@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from bench.replay import Evidence, figures, held_out, main, replay
+from bench.replay import Evidence, Replayed, figures, held_out, main, replay, table
 
 from sleuth.types import Passage, Source
 
@@ -65,6 +65,24 @@ def test_figures_count_levels_and_the_score_command_prints_them(
     printed = capsys.readouterr().out
     assert "saved.jsonl: answerable (n=2)" in printed
     assert "answer in the text             0.50" in printed
+
+
+def test_a_high_answer_right_only_further_down_is_counted_apart() -> None:
+    """`high` is right when the text holds the answer; how often its first sentence does is a
+    row of its own, so a lead that is not the answer cannot hide behind a later sentence."""
+    items = [evidence(True, source(1, "Moby-Dick", ANSWER_PAGE))] * 3
+    done = [
+        Replayed("Herman Melville wrote it [1].", "high", False, True, True, False, False),
+        Replayed(
+            "It is a novel [1]. Melville wrote it [1].", "high", False, True, False, False, False
+        ),
+        Replayed("It is a novel [1].", "medium", False, False, False, False, False),
+    ]
+    f = figures(items, done)
+    assert (f.right["high"].hits, f.right["high"].n) == (2, 2)
+    assert (f.lead_high.hits, f.lead_high.n) == (1, 2)
+    assert "high, the first sentence holds it 0.50" in table("x", f, answerable=True)
+    assert "first sentence holds it" not in table("x", f, answerable=False)
 
 
 def test_a_yes_no_question_is_scored_by_the_verdict_its_answer_states(

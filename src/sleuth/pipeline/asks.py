@@ -314,6 +314,17 @@ def nearest_span(wanted: Asks, sentence: str) -> str | None:
     return min(found, key=distance).group(0)
 
 
+def relation(wanted: Asks) -> str | None:
+    """The relation a "who" question asks about, as a key term: the stem of the verb right
+    after "who" ("produc" in "who produced A Change Is Gonna Come"). None for any other
+    question, and for "who is", "who was"…, which ask who someone is."""
+    verb = WHO_VERB.match(wanted.question)
+    if verb is None or verb.group(1).lower() in AUXILIARIES:
+        return None
+    key = stem(verb.group(1).lower())
+    return key if key in wanted.terms else None
+
+
 def names_someone(wanted: Asks, sentence: str) -> bool:
     """Whether `sentence` names a person, an organisation or a place the question does not:
     a capitalised word that is not one of the question's own words. The sentence's first word

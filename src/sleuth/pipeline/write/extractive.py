@@ -2,7 +2,9 @@
 
 It leads with the answer: of the kept passages' sentences (`sentences.py` scores them by word
 overlap), the one the reader (`reader.py`) puts first (its ranker's pick; the reader weighs
-the asked-for answer shape itself); then the other sentences the reader takes to bear on the
+the asked-for answer shape itself), unless it says what was where the question asks what is
+(`now_first`), or does not say the relation a "who" question asks about where another it
+takes to answer does (`relation_first`); then the other sentences the reader takes to bear on the
 question (at least a tenth of the likeliest one's probability), near-repeats dropped, in
 reading order.
 When the reader decides the sources do not answer (`Reader.answered`; a yes/no question: the
@@ -29,7 +31,7 @@ from ...ports import WriteTask
 from ...text import clip
 from ...types import Source
 from ..answerability import gap
-from ..asks import Asks, asks, names_someone, says_what_was
+from ..asks import Asks, asks, names_someone, relation, says_what_was
 from ..reader import reader
 from ..sentences import (
     Candidate,
@@ -40,6 +42,7 @@ from ..sentences import (
     sentences,
     title_cover,
 )
+from ..terms import terms_said
 from ..verdict import Said, Verdict, verdict
 
 NOTICE = (
@@ -52,6 +55,7 @@ BEARING = 0.1  # a sentence the reader rates under a tenth of the lead does not 
 RELATED_COVERAGE = 0.34  # a not-found answer quotes sentences naming a third of the key terms
 RELATED_SENTENCES = 4
 UNSURE = 0.5  # ...and only those the reader rates under half of its answering threshold
+RELATION_SHARE = 0.5  # a lead saying the relation asked wins from half the likeliest's chance
 SURE_KINDS = ("a date", "a number", "a duration")  # shapes a sentence cannot answer without
 OPENERS: dict[Said, str] = {"yes": "Yes.", "no": "No.", "unsettled": "Unclear: the sources hedge."}
 
@@ -74,6 +78,7 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
         return Composition(False, [])
     model = reader()
     read = now_first(model.read(ranked, wanted, sources), wanted, model.answers_at)
+    read = relation_first(read, wanted, model.answers_at)
     found = verdict(read, wanted, sources)
     if found is not None:
         return _stated(read, found, limit)
@@ -111,6 +116,26 @@ def now_first(
         return read
     i = next((i for i in others if read[i][1].cand.number == page), others[0])
     return [read[i], *read[:i], *read[i + 1 :]]
+
+
+def relation_first(
+    read: list[tuple[float, Scored]], wanted: Asks, at: float
+) -> list[tuple[float, Scored]]:
+    """A "who" question names the relation it asks about (`asks.relation`: "who produced A
+    Change Is Gonna Come"). A lead that does not say it, in any form ('"A Change Is Gonna
+    Come" is a song by … Sam Cooke'), gives way to the likeliest sentence that does and names
+    someone ("Produced by Hugo & Luigi, …"), if the reader takes that one to answer too: at
+    least `at`, and at least RELATION_SHARE of the lead's probability. The former lead
+    follows it. With none, the order stands."""
+    key = relation(wanted)
+    if key is None or not read or key in terms_said(wanted, read[0][1].cand.text):
+        return read
+    floor = max(at, RELATION_SHARE * read[0][0])
+    for i, (chance, item) in enumerate(read[1:], 1):
+        text = item.cand.text
+        if chance >= floor and key in terms_said(wanted, text) and names_someone(wanted, text):
+            return [read[i], *read[:i], *read[i + 1 :]]
+    return read
 
 
 def answers(read: Sequence[tuple[float, Scored]], wanted: Asks, subject: float) -> bool:
