@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sleuth.evaluate.calibration import calibrate, calibration_table
+from sleuth.evaluate.calibration import calibrate, calibration_json, calibration_table
 from sleuth.evaluate.corpus_web import Doc
 from sleuth.evaluate.questions import Question
 from sleuth.evaluate.score import Score, declines, first_sentence
@@ -56,16 +56,22 @@ def test_declines_reads_the_opening_sentence_in_any_wording() -> None:
 
 def test_calibration_puts_both_arms_side_by_side() -> None:
     answerable = [
-        row(confidence="high", answer_in_text=True),
-        row(confidence="high", answer_in_text=False),
+        row(confidence="high", answer_in_text=True, answer_in_lead=True),
+        row(confidence="high", answer_in_text=True, answer_in_lead=False),  # further down
+        row(confidence="high", answer_in_text=False, answer_in_lead=False),
         row(confidence="low", answer_in_text=True),
     ]
     unanswerable = [row(confidence="low", declined=True), row(confidence="high", declined=False)]
     cal = calibrate(answerable, unanswerable)
-    assert (cal.answerable["high"].given.hits, cal.answerable["high"].given.n) == (2, 3)
-    assert cal.answerable["high"].right.hits == 1
+    assert (cal.answerable["high"].given.hits, cal.answerable["high"].given.n) == (3, 4)
+    assert cal.answerable["high"].right.hits == 2
+    assert (cal.answerable["high"].lead.hits, cal.answerable["high"].lead.n) == (1, 3)
     assert cal.unanswerable["low"].right.hits == 1 and cal.unanswerable["high"].right.hits == 0
-    assert "| high | 0.67 [" in calibration_table(cal)
+    assert cal.unanswerable["high"].lead.n == 0
+    assert "| high | 0.75 [" in calibration_table(cal)
+    assert "| 0.67 [" in calibration_table(cal) and "| 0.33 [" in calibration_table(cal)
+    assert calibration_json(cal)["answerable"]["high"]["lead"]["n"] == 3
+    assert "lead" not in calibration_json(cal)["unanswerable"]["high"]
 
 
 def test_the_first_sentence_is_split_as_the_pipeline_splits() -> None:

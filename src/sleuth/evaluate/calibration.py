@@ -5,6 +5,8 @@ Right means: on an answerable question, the gold answer is in the answer text (t
 verdict for yes/no questions); on an unanswerable one (gold pages hidden, no other page holds
 the answer), the answer opens by saying the sources do not contain it. A confidence level means
 something when `high` is nearly always right and almost never given to unanswerable questions.
+Right counts the whole text, so each answerable level also says how often the answer's first
+sentence, the one a reader sees first, holds the gold answer (yes/no questions aside).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ ALL = "any"
 class Cell:
     given: Rate  # answers given this level, out of all completed answers
     right: Rate  # of those, the right ones
+    lead: Rate  # answerable: of those, the ones whose first sentence holds the answer
 
 
 def cells(scores: Sequence[Score], unanswerable: bool) -> dict[str, Cell]:
@@ -31,7 +34,9 @@ def cells(scores: Sequence[Score], unanswerable: bool) -> dict[str, Cell]:
     for grade in (*CONFIDENCE_GRADES, ALL):
         mine = [s for s in done if grade == ALL or s.confidence == grade]
         out[grade] = Cell(
-            Rate(len(mine), len(done)), rate_of(_right(s, unanswerable) for s in mine)
+            Rate(len(mine), len(done)),
+            rate_of(_right(s, unanswerable) for s in mine),
+            rate_of(None if unanswerable else s.answer_in_lead for s in mine),
         )
     return out
 
@@ -53,21 +58,25 @@ def calibrate(answerable: Sequence[Score], unanswerable: Sequence[Score]) -> Cal
 def calibration_table(cal: Calibration) -> str:
     """Markdown: one row per confidence level; answerable and unanswerable side by side."""
     lines = [
-        "| confidence | answerable: given | answerable: right | unanswerable: given | "
-        "unanswerable: right (says not found) |",
-        "|---|---|---|---|---|",
+        "| confidence | answerable: given | answerable: right | answerable: first sentence "
+        "holds it | unanswerable: given | unanswerable: right (says not found) |",
+        "|---|---|---|---|---|---|",
     ]
     for grade in (*CONFIDENCE_GRADES, ALL):
         a, u = cal.answerable[grade], cal.unanswerable[grade]
         lines.append(
-            f"| {grade} | {fmt_rate(a.given)} | {fmt_rate(a.right)} | "
+            f"| {grade} | {fmt_rate(a.given)} | {fmt_rate(a.right)} | {fmt_rate(a.lead)} | "
             f"{fmt_rate(u.given)} | {fmt_rate(u.right)} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def calibration_json(cal: Calibration) -> dict[str, Any]:
+    def level(c: Cell, lead: bool) -> dict[str, Any]:
+        out = {"given": rate_json(c.given), "right": rate_json(c.right)}
+        return out | {"lead": rate_json(c.lead)} if lead else out
+
     return {
-        side: {g: {"given": rate_json(c.given), "right": rate_json(c.right)} for g, c in d.items()}
-        for side, d in (("answerable", cal.answerable), ("unanswerable", cal.unanswerable))
+        "answerable": {g: level(c, True) for g, c in cal.answerable.items()},
+        "unanswerable": {g: level(c, False) for g, c in cal.unanswerable.items()},
     }
