@@ -247,10 +247,19 @@ def _frame(question: str, terms: dict[str, str]) -> frozenset[str]:
     """The key terms that relate: a frame word in any form ("coming out" as "come out",
     "starring" as "star"), an adverb, and the verb right after "who"."""
     frame = {key for key, word in terms.items() if key in FRAME_STEMS or word.endswith("ly")}
-    verb = WHO_VERB.match(question)
-    if verb and verb.group(1).lower() not in AUXILIARIES:
-        frame.add(stem(verb.group(1).lower()))
+    verb = _who_verb(question)
+    if verb is not None:
+        frame.add(verb)
     return frozenset(frame) & terms.keys()
+
+
+def _who_verb(question: str) -> str | None:
+    """The stem of the verb right after "who" ("produc" in "who produced …"); None without
+    one, or for "who is", "who was"…, which ask who someone is."""
+    verb = WHO_VERB.match(question)
+    if verb is None or verb.group(1).lower() in AUXILIARIES:
+        return None
+    return stem(verb.group(1).lower())
 
 
 def coverage(wanted: Asks, found: frozenset[str] | set[str]) -> float:
@@ -318,10 +327,7 @@ def relation(wanted: Asks) -> str | None:
     """The relation a "who" question asks about, as a key term: the stem of the verb right
     after "who" ("produc" in "who produced A Change Is Gonna Come"). None for any other
     question, and for "who is", "who was"…, which ask who someone is."""
-    verb = WHO_VERB.match(wanted.question)
-    if verb is None or verb.group(1).lower() in AUXILIARIES:
-        return None
-    key = stem(verb.group(1).lower())
+    key = _who_verb(wanted.question)
     return key if key in wanted.terms else None
 
 
