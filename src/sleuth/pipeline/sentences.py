@@ -32,6 +32,9 @@ MIN_LETTERS = 0.5  # share of letters: "The 12.9-kilometre (8 mi) bridge opened 
 FOREIGN_MARKER = re.compile(r"\s*\[(?:\d+(?:\s*[-–,;]\s*\d+)*|[a-z ]{3,25})\]")
 MARKUP_LINE = re.compile(r"^\s*(?:#{1,6}\s|\||```|<)")
 LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# The tail of a sentence whose start the page lost ("lack a cell nucleus and…", "or The raid on
+# Harper's Ferry) was…"): an all-lower-case first word. "iPhone" and "eBay" begin sentences.
+MID_SENTENCE = re.compile(r"[\"'“‘(\[]*[a-z][a-z'’-]*\b(?![\w'’-]*[A-Z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +85,10 @@ def _line(
         for offset, raw in split_sentences(LIST_MARK.sub("", line))
     ]
     tokens = [stems(sentence) for _, sentence in parts]
+    item = LIST_MARK.match(line) is not None  # a list item may begin in lower case
     out = []
     for i, (offset, sentence) in enumerate(parts):
-        if not _usable(sentence):
+        if not _usable(sentence) or ((i or not item) and MID_SENTENCE.match(sentence)):
             continue
         # Both neighbours: "X (born 1992) is an actor. He is known for playing Ricky..."
         neighbours = (tokens[i - 1] if i else frozenset()) | (

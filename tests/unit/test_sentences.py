@@ -1,0 +1,70 @@
+"""What the extractive writer may quote is a whole sentence (issue 25): the tail of one whose
+start a page lost ("lack a cell nucleus and…" under the title "Red blood cell") is read as a
+neighbour's context but never quoted, so it never leads an answer."""
+
+from __future__ import annotations
+
+from sleuth.pipeline.sentences import sentences
+from sleuth.pipeline.write.extractive import compose, render
+from sleuth.types import Passage, Source
+
+
+def page(text: str, title: str = "Glass frogs", number: int = 1) -> Source:
+    return Source(number, f"http://frogs.example/{number}", title, 1.0,
+                  (Passage(text, 1.0, 0),), text=text)  # fmt: skip
+
+
+def quoted(text: str) -> list[str]:
+    return [c.text for c in sentences([page(text)])]
+
+
+def test_a_sentence_whose_start_the_page_lost_is_not_quoted() -> None:
+    said = quoted(
+        "Glass frogs\n"
+        "lack pigment on their bellies, so their hearts and livers show through the skin.\n"
+        "Glass frogs live in the cloud forests of Central and South America."
+    )
+    assert said == ["Glass frogs live in the cloud forests of Central and South America."]
+
+
+def test_a_tail_after_a_closing_bracket_is_not_quoted() -> None:
+    said = quoted(
+        "or The glass frog of Ecuador) is a frog of the family Centrolenidae in the Andes.\n"
+        "The glass frog of Ecuador lays its eggs on leaves above streams."
+    )
+    assert said == ["The glass frog of Ecuador lays its eggs on leaves above streams."]
+
+
+def test_a_word_with_a_capital_inside_begins_a_sentence() -> None:
+    said = quoted(
+        "iPhone owners photographed the glass frogs of the reserve at night.\n"
+        "eBay listings for glass frog prints rose sharply after the film came out."
+    )
+    assert len(said) == 2
+
+
+def test_a_list_item_may_begin_in_lower_case() -> None:
+    said = quoted(
+        "What the reserve asks of visitors:\n"
+        "- keep to the marked paths near the streams where the frogs breed.\n"
+        "- switch off torches when a guide points out a glass frog."
+    )
+    assert said == [
+        "keep to the marked paths near the streams where the frogs breed.",
+        "switch off torches when a guide points out a glass frog.",
+    ]
+
+
+def test_the_lead_is_a_whole_sentence_though_a_tail_shares_more_words() -> None:
+    lost = page(
+        "Glass frog\n"
+        "frog species that live in the cloud forest, where glass frogs breed along streams.\n",
+        "Glass frog",
+    )
+    whole = page(
+        "Glass frogs breed in the rainy season, when the males call from leaves over streams.",
+        "Glass frog breeding",
+        number=2,
+    )
+    lead = render(compose([lost, whole], "where do glass frogs breed", 5)).split("\n")[0]
+    assert lead.startswith("Glass frogs breed in the rainy season")
