@@ -152,6 +152,7 @@ class Page:
 
     text: str
     words: tuple[str, ...]
+    joined: tuple[tuple[str, str, str], ...]  # `_joined(words)`, formed once per page
 
     def near(self, word: str) -> set[str]:
         """The roots of the page's words, their compound parts and neighbouring words written
@@ -159,7 +160,7 @@ class Page:
         heads = {word[:3]} | {r[:3] for r in roots(word)}  # "won" is "win"
         near = [w for w in self.words if any(h in w for h in heads)]
         out = {r for w in near for f in _compound(w) for r in roots(f)}
-        out |= {joined for a, _, joined in _joined(self.words) if a[:3] in heads}
+        out |= {joined for a, _, joined in self.joined if a[:3] in heads}
         return out
 
     def names(self, line: int) -> bool:
@@ -264,7 +265,7 @@ def _names(wanted: Asks) -> list[tuple[int, str]]:
 def page_of(text: str) -> Page:
     plain = GROUPED.sub(lambda m: m.group(0).replace(",", ""), ELIDED.sub(r"\1g", text))
     said_words = [w.replace(".", "") if _initialism(w) else w for w in words(plain)]
-    return Page(plain, tuple(said_words))
+    return Page(plain, tuple(said_words), tuple(_joined(said_words)))
 
 
 def _compound(word: str) -> list[str]:

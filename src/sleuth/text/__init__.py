@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*", re.UNICODE)
 SENTENCE_END = re.compile(
@@ -132,6 +133,7 @@ IRREGULAR = dict(
 )
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude stemmer: enough for "checks"/"checked"/"checking", "Lowe's"/"Lowes",
     "founder"/"founded" and "sang"/"sings" to meet. Suffixes are stripped until none is left,
