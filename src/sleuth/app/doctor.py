@@ -49,8 +49,10 @@ def reader() -> list[Check]:
     from ..pipeline.crossenc import load_problem
     from ..pipeline.reader import reader as active
 
-    if active().encoder is not None:
-        return [Check("reader", "cross-encoder", "ok", "MiniLM-L6 int8 ONNX, in process")]
+    encoder = active().encoder
+    if encoder is not None:
+        form = "int8 weights for this CPU's VNNI" if getattr(encoder, "signed", False) else "uint8"
+        return [Check("reader", "cross-encoder", "ok", f"MiniLM-L6 int8 ONNX, in process ({form})")]
     problem = load_problem()
     if problem is not None:
         why = "lexical head: the reader extra is installed, but the cross-encoder did not load: "
