@@ -32,17 +32,18 @@ def test_the_patch_gives_the_int8_form_of_the_shipped_model() -> None:
     spec = json.loads(PATCH.read_text())
     shipped = MODEL.read_bytes()
     assert spec["from_crc32"] == zlib.crc32(shipped)
-    signed = crossenc.signed_model(MODEL, PATCH)
-    assert signed is not None and len(signed) == len(shipped) and signed != shipped
+    signed = crossenc.signed_weights(MODEL, PATCH)
+    assert signed is not None and len(signed) == len(shipped) and signed.tobytes() != shipped
     assert zlib.crc32(signed) == spec["crc32"]
 
 
 @pytest.mark.skipif(not crossenc.vnni(), reason="int8 weights are exact only with VNNI")
 def test_on_a_vnni_cpu_the_int8_weights_score_as_the_shipped_ones() -> None:
-    signed = crossenc.signed_model(MODEL, PATCH)
-    assert signed is not None
-    fast, shipped = crossenc.CrossEncoder(signed, VOCAB), crossenc.CrossEncoder(MODEL, VOCAB)
-    assert fast.signed and not shipped.signed
+    with crossenc.signed_file(MODEL, PATCH) as signed:
+        assert signed is not None and signed.is_file()
+        fast = crossenc.CrossEncoder(signed, VOCAB, signed=True)
+    assert not signed.exists()  # removed once loaded: the session keeps what it read
+    shipped = crossenc.CrossEncoder(MODEL, VOCAB)
     assert fast.score(QUESTION, TEXTS, TITLES) == shipped.score(QUESTION, TEXTS, TITLES)
     right, wrong = fast.score(QUESTION, TEXTS[:2], TITLES[:2])
     assert right == pytest.approx(4.1672, abs=1e-3) and wrong == pytest.approx(-5.5119, abs=1e-3)
@@ -58,14 +59,14 @@ def test_a_patch_that_does_not_fit_is_not_used(tmp_path: Path) -> None:
     spec = json.loads(PATCH.read_text())
     other = tmp_path / "other.onnx"
     other.write_bytes(MODEL.read_bytes()[:-1] + b"\0")  # another model file: its checksum differs
-    assert crossenc.signed_model(other, PATCH) is None
+    assert crossenc.signed_weights(other, PATCH) is None
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({**spec, "crc32": spec["crc32"] ^ 1}))  # the result is checked
-    assert crossenc.signed_model(MODEL, wrong) is None
+    assert crossenc.signed_weights(MODEL, wrong) is None
     for text in ("not json", "[]", json.dumps({**spec, "ranges": [["a", "b", 128]]})):
         wrong.write_text(text)
-        assert crossenc.signed_model(MODEL, wrong) is None
-    assert crossenc.signed_model(MODEL, tmp_path / "missing.json") is None
+        assert crossenc.signed_weights(MODEL, wrong) is None
+    assert crossenc.signed_weights(MODEL, tmp_path / "missing.json") is None
 
 
 @pytest.mark.parametrize(

@@ -155,7 +155,7 @@ def unsigned_weights(path: Path) -> None:
 
 def vnni_patch(path: Path) -> dict:
     """The bytes to change in the uint8-weight model at `path` for its int8 form, and the
-    checksums of both: `crossenc.signed_model` applies them on a CPU with VNNI, where onnxruntime
+    checksums of both: `crossenc.signed_weights` applies them on a CPU with VNNI, where onnxruntime
     multiplies uint8 by int8 exactly and about twice as fast as uint8 by uint8 (the same
     integers, so the same scores). Found by comparing the two serializations, which have the
     same length: each weight's type byte and the top bit of each of its values."""

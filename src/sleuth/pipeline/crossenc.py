@@ -5,8 +5,8 @@ through onnxruntime (the `reader` extra). Nothing is downloaded. The tokenizer i
 uncased WordPiece, written here so the run needs only numpy and onnxruntime (checked token for
 token against the `tokenizers` implementation when the model was trained: bench/reader_ce.py).
 Without the extra, `shipped_encoder()` is None and the reader uses its lexical head. The weights
-ship as uint8, exact on every CPU; on one with VNNI they load as int8 (`signed_model`), the
-same integers, so the same scores, at half the cost there.
+ship as uint8, exact on every CPU; on one with VNNI they load as int8 (`signed_file`), the
+same integers, so the same scores, at half the cost there (`signed_file`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import tempfile
 import threading
 import unicodedata
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -29,7 +31,7 @@ log = logging.getLogger(__name__)
 
 MODEL = "models/reader-ce.int8.onnx"
 VOCAB = "models/vocab.txt"
-# The bytes that give MODEL's weights as int8, for a CPU with VNNI (`signed_model`); the
+# The bytes that give MODEL's weights as int8, for a CPU with VNNI (`signed_weights`); the
 # training script writes it (training/reader/train_reader_ce.py, `vnni_patch`).
 VNNI_PATCH = "models/reader-ce.vnni.json"
 VNNI_FLAGS = frozenset({"avx512_vnni", "avx_vnni"})
@@ -153,26 +155,44 @@ def vnni(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     return bool(VNNI_FLAGS & set(flags.split()))
 
 
-def signed_model(model: Path, patch: Path) -> bytes | None:
-    """The model with its weights as int8 (the same integers as the shipped uint8 ones, so the
-    same scores): `patch`'s byte ranges flipped, each checked by checksum before and after.
-    None when the patch is missing or does not fit this model file."""
+def signed_weights(model: Path, patch: Path) -> Any:
+    """The model file's bytes (a numpy array) with its weights as int8, the same integers as
+    the shipped uint8 ones, so the same scores: `patch`'s byte ranges flipped, the file checked
+    by checksum before and the result after. None when the patch is missing or does not fit."""
     try:
         spec = json.loads(patch.read_text(encoding="utf-8"))
-        data = bytearray(model.read_bytes())
+        import numpy as np
+
+        data = np.fromfile(model, dtype=np.uint8)
     except (OSError, ValueError):
         return None
-    if not isinstance(spec, dict) or zlib.crc32(data) != spec.get("from_crc32"):
+    if not isinstance(spec, dict) or zlib.crc32(data.data) != spec.get("from_crc32"):
         return None
-    import numpy as np
-
-    view = np.frombuffer(data, dtype=np.uint8)
     try:
         for start, end, flip in spec["ranges"]:
-            view[start:end] ^= flip
+            data[start:end] ^= flip
     except (KeyError, TypeError, ValueError):
         return None
-    return bytes(data) if zlib.crc32(data) == spec.get("crc32") else None
+    return data if zlib.crc32(data.data) == spec.get("crc32") else None
+
+
+@contextmanager
+def signed_file(model: Path, patch: Path) -> Iterator[Path | None]:
+    """`signed_weights` in a private temporary file for onnxruntime to load by path, removed
+    on exit (the session keeps what it read): handed the bytes instead, onnxruntime would keep
+    a second copy of the model for the life of the process. None when there are none."""
+    data = signed_weights(model, patch)
+    if data is None:
+        yield None
+        return
+    fd, name = tempfile.mkstemp(prefix="sleuth-reader-", suffix=".onnx")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            data.tofile(out)
+        del data
+        yield Path(name)
+    finally:
+        os.unlink(name)
 
 
 class CrossEncoder:
@@ -191,10 +211,11 @@ class CrossEncoder:
 
     def __init__(
         self,
-        model: Path | bytes,
+        model: Path,
         vocab: Path,
         threads: int | None = None,
         parallel: int | None = None,
+        signed: bool = False,
     ) -> None:
         import numpy as np
         import onnxruntime as ort
@@ -205,11 +226,9 @@ class CrossEncoder:
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._np = np
-        self.signed = isinstance(model, bytes)  # the int8 form of the weights (`signed_model`)
+        self.signed = signed  # the weights' int8 form (`signed_file`), not the shipped uint8
         self._session: Any = ort.InferenceSession(
-            model if isinstance(model, bytes) else str(model),
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
         )
         self.tokens = WordPiece(vocab.read_text(encoding="utf-8").splitlines())
         self._running = threading.BoundedSemaphore(parallel or max(1, cores() // threads))
@@ -255,8 +274,9 @@ def shipped_encoder() -> CrossEncoder | None:
     if not model.is_file():
         return None
     try:
-        signed = signed_model(model, Path(str(root.joinpath(VNNI_PATCH)))) if vnni() else None
-        return CrossEncoder(signed or model, vocab)
+        patch = Path(str(root.joinpath(VNNI_PATCH)))
+        with signed_file(model, patch) if vnni() else nullcontext() as signed:
+            return CrossEncoder(signed or model, vocab, signed=signed is not None)
     except (ImportError, OSError, RuntimeError) as exc:  # onnxruntime's own errors included
         _PROBLEMS.append(f"{type(exc).__name__}: {exc}")
         log.warning("the reader's cross-encoder did not load (%s): the lexical head reads", exc)
