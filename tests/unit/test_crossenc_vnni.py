@@ -83,3 +83,11 @@ def test_vnni_is_read_from_the_cpu_flags(tmp_path: Path, flags: str, has: bool) 
     cpuinfo.write_text(f"processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: {flags}\n\n")
     assert crossenc.vnni(cpuinfo) is has
     assert crossenc.vnni(tmp_path / "none") is False  # not Linux: the shipped weights
+
+
+def test_where_no_temporary_file_can_be_written_the_shipped_weights_load(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(crossenc.tempfile, "tempdir", str(tmp_path / "missing"))
+    with crossenc.signed_file(MODEL, PATCH) as signed:
+        assert signed is None

@@ -19,7 +19,7 @@ import threading
 import unicodedata
 import zlib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -180,19 +180,33 @@ def signed_weights(model: Path, patch: Path) -> Any:
 def signed_file(model: Path, patch: Path) -> Iterator[Path | None]:
     """`signed_weights` in a private temporary file for onnxruntime to load by path, removed
     on exit (the session keeps what it read): handed the bytes instead, onnxruntime would keep
-    a second copy of the model for the life of the process. None when there are none."""
+    a second copy of the model for the life of the process. None when there are none, or no
+    temporary file can be written (the shipped weights load then)."""
     data = signed_weights(model, patch)
-    if data is None:
+    name = None if data is None else _written(data)
+    del data
+    if name is None:
         yield None
         return
-    fd, name = tempfile.mkstemp(prefix="sleuth-reader-", suffix=".onnx")
+    try:
+        yield Path(name)
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(name)
+
+
+def _written(data: Any) -> str | None:
+    try:
+        fd, name = tempfile.mkstemp(prefix="sleuth-reader-", suffix=".onnx")
+    except OSError:
+        return None
     try:
         with os.fdopen(fd, "wb") as out:
             data.tofile(out)
-        del data
-        yield Path(name)
-    finally:
+    except OSError:
         os.unlink(name)
+        return None
+    return name
 
 
 class CrossEncoder:
