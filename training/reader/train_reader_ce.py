@@ -22,6 +22,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -140,17 +141,25 @@ def unsigned_weights(path: Path) -> None:
     instead of 4.17. uint8 by uint8 is exact on every CPU, about a fifth slower on AVX2."""
     import numpy as np
     import onnx
-    from onnx import numpy_helper
 
     model = onnx.load(str(path))
+    _shift_weights(model, np.int8, np.uint8, 128)
+    onnx.save(model, str(path))
+
+
+def _shift_weights(model: Any, source: Any, target: Any, by: int) -> None:
+    """Every MatMulInteger weight and weight zero point stored as `source`, rewritten in place
+    as `target`, each value shifted `by`: the same integers, q - zero point."""
+    import numpy as np
+    from onnx import numpy_helper
+
     weights = {t.name: t for t in model.graph.initializer}
     for node in (n for n in model.graph.node if n.op_type == "MatMulInteger"):
         for name in (node.input[1], node.input[3]):
             values = numpy_helper.to_array(weights[name])
-            if values.dtype == np.int8:
-                shifted = (values.astype(np.int16) + 128).astype(np.uint8)
+            if values.dtype == source:
+                shifted = (values.astype(np.int16) + by).astype(target)
                 weights[name].CopyFrom(numpy_helper.from_array(shifted, name))
-    onnx.save(model, str(path))
 
 
 def vnni_patch(path: Path) -> dict:
@@ -163,19 +172,12 @@ def vnni_patch(path: Path) -> dict:
 
     import numpy as np
     import onnx
-    from onnx import numpy_helper
 
     unsigned = path.read_bytes()
     model = onnx.load_from_string(unsigned)
     if model.SerializeToString() != unsigned:
         raise ValueError(f"{path} does not serialize back to its own bytes")
-    weights = {t.name: t for t in model.graph.initializer}
-    for node in (n for n in model.graph.node if n.op_type == "MatMulInteger"):
-        for name in (node.input[1], node.input[3]):
-            values = numpy_helper.to_array(weights[name])
-            if values.dtype == np.uint8:
-                signed = (values.astype(np.int16) - 128).astype(np.int8)
-                weights[name].CopyFrom(numpy_helper.from_array(signed, name))
+    _shift_weights(model, np.uint8, np.int8, -128)
     signed_bytes = model.SerializeToString()
     a, b = np.frombuffer(unsigned, np.uint8), np.frombuffer(signed_bytes, np.uint8)
     if a.shape != b.shape:

@@ -6,7 +6,7 @@ uncased WordPiece, written here so the run needs only numpy and onnxruntime (che
 token against the `tokenizers` implementation when the model was trained: bench/reader_ce.py).
 Without the extra, `shipped_encoder()` is None and the reader uses its lexical head. The weights
 ship as uint8, exact on every CPU; on one with VNNI they load as int8 (`signed_file`), the
-same integers, so the same scores, at half the cost there (`signed_file`).
+same integers, so the same scores, at half the cost there.
 """
 
 from __future__ import annotations
