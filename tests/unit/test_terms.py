@@ -238,6 +238,21 @@ def test_the_not_found_reason_names_only_terms_no_page_says_in_any_form() -> Non
     assert absent_terms(wanted, [page]) == ["zephyr"]
 
 
+def test_the_not_found_reason_does_not_name_a_frame_word() -> None:
+    """A relation no page words the question's way ("get together", "originate") is no sign the
+    pages miss the subject: the reason names a missing subject term, or else the kind asked."""
+    from sleuth.pipeline.answerability import absent_terms, gap
+    from sleuth.types import Passage, Source
+
+    text = "Mr. Schuester and Emma Pillsbury marry in the fourth season of Glee."
+    page = Source(1, "https://glee.example/will", "Will Schuester", 1.0, (Passage(text, 1.0, 0),))
+    wanted = asks("when do mr schuester and emma get together")
+    assert absent_terms(wanted, [page]) == ["get", "together"]  # what a follow-up search seeks
+    assert gap(wanted, [page]) == "no kept page mentions 'together'"
+    wanted = asks("when do mr schuester and emma get married")
+    assert gap(wanted, [page]) == "no kept passage gives a date that answers it"
+
+
 def missing_over(question: str, passage: str, pages: list[str]) -> list[str]:
     """The missing terms, with `pages` the run's kept pages (whose usage `terms.slight` reads)."""
     wanted = asks(question)

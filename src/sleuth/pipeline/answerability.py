@@ -137,8 +137,11 @@ def absent_terms(wanted: Asks, sources: Sequence[Source]) -> list[str]:
 
 
 def gap(wanted: Asks, sources: Sequence[Source]) -> str:
-    """What the kept pages lack, in a few words: the reason a not-found answer gives."""
-    return gap_of(wanted, absent_terms(wanted, sources))
+    """What the kept pages lack, in a few words: the reason a not-found answer gives. It names
+    only the question's subject terms: a frame word no page says ("get" in "when do they get
+    together", "originate") is a relation pages word their own way, not what is missing."""
+    subject = set(wanted.subject.values())
+    return gap_of(wanted, [word for word in absent_terms(wanted, sources) if word in subject])
 
 
 def gap_of(wanted: Asks, absent: Sequence[str]) -> str:
