@@ -100,6 +100,7 @@ class Replayed:
     overstated: bool  # graded high beside a reason naming a question term the passage lacks
     verdict: str | None = None  # yes / no / maybe the answer states, for a yes/no question
     stated: bool | None = None  # yes/no question: the writer read a verdict from a sentence
+    held: bool | None = None  # answerable, not yes/no: some kept page holds the gold answer
 
 
 def replay(item: Evidence, sentences: int = 5) -> Replayed:
@@ -129,6 +130,19 @@ def replay(item: Evidence, sentences: int = 5) -> Replayed:
         overstated(done.confidence, done.confidence_reasons),
         stated,
         composition.said is not None if item.yes_no else None,
+        held_by_pages(item) if item.answerable and stated is None else None,
+    )
+
+
+def held_by_pages(item: Evidence) -> bool:
+    """Whether a kept page, by its title or text, holds a gold answer: the most any writer can
+    quote. An answer graded `high` when none does is `high` on pages that cannot answer, even
+    though the question is answerable on the web at large."""
+    return any(
+        contains_answer(
+            " ".join([s.title, s.text or " ".join(p.text for p in s.passages)]), item.answers
+        )
+        for s in item.sources
     )
 
 
@@ -146,6 +160,8 @@ class Figures:
     given: dict[str, Rate]  # share of answers at each confidence level
     right: dict[str, Rate]  # how often an answer at that level is right
     lead_high: Rate  # answerable at high: how often the first sentence holds the answer
+    held: Rate  # answerable: a kept page holds the gold answer
+    unheld_high: Rate  # answerable, no kept page holds the gold answer: graded high
 
 
 def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
@@ -163,11 +179,15 @@ def figures(items: Sequence[Evidence], done: Sequence[Replayed]) -> Figures:
         given={g: rate_of(r.confidence == g for _, r in pairs) for g in LEVELS},
         right={g: rate_of(r.right for _, r in pairs if r.confidence == g) for g in LEVELS},
         lead_high=rate_of(r.first for _, r in pairs if r.confidence == "high"),
+        held=rate_of(r.held for _, r in pairs),
+        unheld_high=rate_of(r.confidence == "high" for _, r in pairs if r.held is False),
     )
 
 
 def table(label: str, f: Figures, answerable: bool) -> str:
     rows = [f"{label} (n={f.n})"]
+    if answerable and f.held.n:
+        rows.append(f"  a kept page holds the answer   {fmt_rate(f.held)}")
     if answerable:
         rows.append(f"  answer in the first sentence   {fmt_rate(f.first)}")
         rows.append(f"  answer in the text             {fmt_rate(f.in_text)}")
@@ -179,6 +199,8 @@ def table(label: str, f: Figures, answerable: bool) -> str:
     if answerable:
         rows.append(f"  says so, then gives the answer {fmt_rate(f.hedged)}")
     rows.append(f"  high beside a missing term     {f.overstated}")
+    if answerable and f.unheld_high.n:
+        rows.append(f"  no kept page holds it: high    {fmt_rate(f.unheld_high)}")
     for g in LEVELS:
         rows.append(f"  {g:6s} given {fmt_rate(f.given[g]):28s} right {fmt_rate(f.right[g])}")
     if answerable and f.lead_high.n:

@@ -85,6 +85,29 @@ def test_a_high_answer_right_only_further_down_is_counted_apart() -> None:
     assert "first sentence holds it" not in table("x", f, answerable=False)
 
 
+def test_high_on_pages_that_hold_no_answer_is_counted() -> None:
+    """An answerable question whose kept pages hold no gold answer cannot be answered from
+    them: `high` there is `high` on pages that cannot answer, counted in a row of its own."""
+    held = evidence(True, source(1, "Moby-Dick", ANSWER_PAGE))
+    unheld = evidence(True, source(1, "Whaling in Nantucket", OFF_TOPIC))
+    assert replay(held).held is True and replay(unheld).held is False
+    assert replay(evidence(False, source(1, "Whaling in Nantucket", OFF_TOPIC))).held is None
+    items = [held, unheld, unheld]
+    done = [
+        Replayed("Herman Melville wrote it [1].", "high", False, True, True, False, False,
+                 held=True),
+        Replayed("Whalers sailed [1].", "high", False, False, False, False, False, held=False),
+        Replayed("Whalers sailed [1].", "medium", False, False, False, False, False,
+                 held=False),
+    ]  # fmt: skip
+    f = figures(items, done)
+    assert (f.held.hits, f.held.n) == (1, 3)
+    assert (f.unheld_high.hits, f.unheld_high.n) == (1, 2)
+    printed = table("x", f, answerable=True)
+    assert "a kept page holds the answer   0.33" in printed
+    assert "no kept page holds it: high    0.50" in printed
+
+
 def test_a_yes_no_question_is_scored_by_the_verdict_its_answer_states(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
