@@ -416,3 +416,40 @@ async def test_a_lead_saying_what_was_is_not_high_for_a_question_asking_what_is(
     result = events[-1].result
     assert (result.confidence == "high") is high, result.confidence_reasons
     assert (WAS_BEFORE in result.confidence_reasons) is not high
+
+
+AUSTRALIAN_CAPITALS = (
+    "There are eight capital cities in Australia, each of which functions as the seat of "
+    "government for the state or territory in which it is located. Canberra is the capital "
+    "of the country as a whole."
+)
+ITALIAN_MODEL = (
+    "Giulia Ferro is a fashion model born in Italy. She moved from Italy to London in 2008 "
+    "and has worked for fashion houses in Italy and France since."
+)
+
+
+async def test_an_ly_word_the_pages_write_as_a_name_is_the_subject_not_an_adverb() -> None:
+    """ "what is the capital of italy" was graded `high` on a page about Australia's capitals:
+    "italy" ends in "-ly", so it was read as an adverb, a frame word, and never missing. The
+    kept pages write it "Italy", so it is the question's subject, and the page lacks it."""
+    hits = [
+        ("https://en.example/wiki/Australian_capitals", "List of Australian capital cities", ""),
+        ("https://en.example/wiki/Giulia_Ferro", "Giulia Ferro", ""),
+    ]
+    pages = {
+        hits[0][0]: ("List of Australian capital cities", AUSTRALIAN_CAPITALS),
+        hits[1][0]: ("Giulia Ferro", ITALIAN_MODEL),
+    }
+    engine = Engine(FakeSearch({"*": hits}), FakeFetcher(pages), ExtractiveWriter())
+    events = [e async for e in engine.run(ResearchRequest("what is the capital of italy"))]
+    result = events[-1].result
+    assert isinstance(events[-1], Done)
+    assert result.confidence != "high", (result.answer, result.confidence_reasons)
+    assert any("'italy'" in r for r in result.confidence_reasons)
+
+
+def test_an_ly_word_is_an_adverb_unless_written_as_a_name() -> None:
+    assert "quick" in asks("how quickly does light travel").frame
+    assert "italy" in asks("what is the capital of Italy").subject.values()
+    assert "italy" not in asks("what is the capital of italy").subject.values()  # pages decide

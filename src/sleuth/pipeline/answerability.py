@@ -41,15 +41,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..types import Confidence, Source, Verification
-from .asks import Asks, asks, coverage, nearest_span, says_what_was, shape_spans
+from .asks import (
+    FRAME_STEMS,
+    Asks,
+    adverb,
+    asks,
+    coverage,
+    nearest_span,
+    says_what_was,
+    shape_spans,
+)
 from .cite import Claim, claims
 from .reader import reader
 from .sentences import about_subject
 from .support import context_of
-from .terms import slight, terms_said
+from .terms import slight, terms_said, written_as_name
 from .verdict import says_in
 
 ANSWERS_AT = 0.9  # evidence score below this: the sources do not answer
@@ -104,6 +113,18 @@ def says_not_found(answer: str) -> bool:
     return bool(NOT_FOUND.search(opening))
 
 
+def named(wanted: Asks, sources: Sequence[Source]) -> Asks:
+    """`wanted`, with an "-ly" key term that the kept pages write as a name ("Italy",
+    "Sicily", "Kelly") read as part of the question's subject, not as an adverb: a lower-case
+    question does not say which it is ("what is the capital of italy")."""
+    ly = {k for k in wanted.frame if k not in FRAME_STEMS and adverb(wanted.terms[k])}
+    if not ly:
+        return wanted
+    texts = [s.text or " ".join(p.text for p in s.passages) for s in sources]
+    names = {k for k in ly if written_as_name(wanted.terms[k], texts)}
+    return replace(wanted, frame=wanted.frame - names) if names else wanted
+
+
 def missing_terms(
     wanted: Asks, found: frozenset[str] | set[str], sources: Sequence[Source] = ()
 ) -> list[str]:
@@ -140,7 +161,7 @@ def gap(wanted: Asks, sources: Sequence[Source]) -> str:
     """What the kept pages lack, in a few words: the reason a not-found answer gives. It names
     only the question's subject terms: a frame word no page says ("get" in "when do they get
     together", "originate") is a relation pages word their own way, not what is missing."""
-    subject = set(wanted.subject.values())
+    subject = set(named(wanted, sources).subject.values())
     return gap_of(wanted, [word for word in absent_terms(wanted, sources) if word in subject])
 
 
@@ -161,7 +182,7 @@ def assess(
     missing: str | None = None,
 ) -> Assessment:
     """Grade an answer by whether its evidence answers `question` (the rule above)."""
-    wanted = asks(question)
+    wanted = named(asks(question), sources)
     if says_not_found(answer):
         said = "the answer says the sources do not answer"
         return Assessment("low", (gap(wanted, sources), said))

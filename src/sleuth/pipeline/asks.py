@@ -246,11 +246,20 @@ def is_yes_no(question: str) -> bool:
 def _frame(question: str, terms: dict[str, str]) -> frozenset[str]:
     """The key terms that relate: a frame word in any form ("coming out" as "come out",
     "starring" as "star"), an adverb, and the verb right after "who"."""
-    frame = {key for key, word in terms.items() if key in FRAME_STEMS or word.endswith("ly")}
+    frame = {key for key, word in terms.items() if key in FRAME_STEMS or adverb(word, question)}
     verb = _who_verb(question)
     if verb is not None:
         frame.add(verb)
     return frozenset(frame) & terms.keys()
+
+
+def adverb(word: str, question: str = "") -> bool:
+    """Whether a key term reads as an adverb ("quickly", "originally"): it ends in "-ly" and
+    the question does not write it as a name, capitalised after its first word ("Italy",
+    "Kelly"). A lower-case question cannot say, so `answerability.named` asks the pages."""
+    if not word.endswith("ly"):
+        return False
+    return not re.search(rf"(?<=\S )\b{re.escape(word.capitalize())}\b", question)
 
 
 def _who_verb(question: str) -> str | None:

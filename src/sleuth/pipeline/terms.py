@@ -182,10 +182,16 @@ def slight(word: str, wanted: Asks, texts: Sequence[str]) -> bool:
         return False
     if any(m.group(1).lower() == word for m in CATEGORY.finditer(wanted.question)):
         return False
+    return not written_as_name(word, texts)
+
+
+def written_as_name(word: str, texts: Sequence[str]) -> bool:
+    """Whether `texts` write `word` as a name: capitalised mid-sentence ("Neil Young",
+    "in Italy") more often than in lower case."""
     plain = re.compile(rf"\b{re.escape(word)}\b")
     named = re.compile(rf"(?<=[a-z,;] ){re.escape(word.capitalize())}\b")
     lower = sum(len(plain.findall(t)) for t in texts)
-    return lower >= sum(len(named.findall(t)) for t in texts)
+    return sum(len(named.findall(t)) for t in texts) > lower
 
 
 @cache
