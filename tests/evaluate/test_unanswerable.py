@@ -74,6 +74,24 @@ def test_calibration_puts_both_arms_side_by_side() -> None:
     assert "lead" not in calibration_json(cal)["unanswerable"]["high"]
 
 
+def test_calibration_says_how_often_a_kept_passage_holds_the_answer() -> None:
+    """A `high` answer whose kept passages hold no gold answer is `high` on pages that cannot
+    answer: its own column, so the table shows it rather than hiding it among wrong answers."""
+    answerable = [
+        row(confidence="high", answer_in_text=True, answer_in_passages=True),
+        row(confidence="high", answer_in_text=False, answer_in_passages=False),
+        row(confidence="low", answer_in_text=False, answer_in_passages=None),  # yes/no
+    ]
+    cal = calibrate(answerable, [row(confidence="low", declined=True)])
+    assert (cal.answerable["high"].held.hits, cal.answerable["high"].held.n) == (1, 2)
+    assert cal.answerable["low"].held.n == 0 and cal.unanswerable["low"].held.n == 0
+    table = calibration_table(cal)
+    assert "answerable: a kept passage holds it" in table
+    assert table.splitlines()[2].count("| 0.50 [") == 2  # right and held, both 1 of 2
+    assert calibration_json(cal)["answerable"]["high"]["held"]["n"] == 2
+    assert "held" not in calibration_json(cal)["unanswerable"]["high"]
+
+
 def test_the_first_sentence_is_split_as_the_pipeline_splits() -> None:
     hymn = '"What a Friend" is a hymn written by Joseph M. Scriven in 1855 [1]. It was set later.'
     assert "Scriven" in first_sentence(hymn)

@@ -6,7 +6,9 @@ verdict for yes/no questions); on an unanswerable one (gold pages hidden, no oth
 the answer), the answer opens by saying the sources do not contain it. A confidence level means
 something when `high` is nearly always right and almost never given to unanswerable questions.
 Right counts the whole text, so each answerable level also says how often the answer's first
-sentence, the one a reader sees first, holds the gold answer (yes/no questions aside).
+sentence, the one a reader sees first, holds the gold answer (yes/no questions aside), and how
+often a kept passage holds it at all: a `high` answer whose kept passages hold no gold answer is
+`high` on pages that cannot answer, though the question has an answer elsewhere.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Cell:
     given: Rate  # answers given this level, out of all completed answers
     right: Rate  # of those, the right ones
     lead: Rate  # answerable: of those, the ones whose first sentence holds the answer
+    held: Rate  # answerable: of those, the ones whose kept passages hold the answer
 
 
 def cells(scores: Sequence[Score], unanswerable: bool) -> dict[str, Cell]:
@@ -37,6 +40,7 @@ def cells(scores: Sequence[Score], unanswerable: bool) -> dict[str, Cell]:
             Rate(len(mine), len(done)),
             rate_of(_right(s, unanswerable) for s in mine),
             rate_of(None if unanswerable else s.answer_in_lead for s in mine),
+            rate_of(None if unanswerable else s.answer_in_passages for s in mine),
         )
     return out
 
@@ -59,14 +63,15 @@ def calibration_table(cal: Calibration) -> str:
     """Markdown: one row per confidence level; answerable and unanswerable side by side."""
     lines = [
         "| confidence | answerable: given | answerable: right | answerable: first sentence "
-        "holds it | unanswerable: given | unanswerable: right (says not found) |",
-        "|---|---|---|---|---|---|",
+        "holds it | answerable: a kept passage holds it | unanswerable: given | unanswerable: "
+        "right (says not found) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for grade in (*CONFIDENCE_GRADES, ALL):
         a, u = cal.answerable[grade], cal.unanswerable[grade]
         lines.append(
             f"| {grade} | {fmt_rate(a.given)} | {fmt_rate(a.right)} | {fmt_rate(a.lead)} | "
-            f"{fmt_rate(u.given)} | {fmt_rate(u.right)} |"
+            f"{fmt_rate(a.held)} | {fmt_rate(u.given)} | {fmt_rate(u.right)} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -74,7 +79,7 @@ def calibration_table(cal: Calibration) -> str:
 def calibration_json(cal: Calibration) -> dict[str, Any]:
     def level(c: Cell, lead: bool) -> dict[str, Any]:
         out = {"given": rate_json(c.given), "right": rate_json(c.right)}
-        return out | {"lead": rate_json(c.lead)} if lead else out
+        return out | {"lead": rate_json(c.lead), "held": rate_json(c.held)} if lead else out
 
     return {
         "answerable": {g: level(c, True) for g, c in cal.answerable.items()},
