@@ -324,3 +324,53 @@ def test_a_term_that_tells_what_the_passage_is_about_stays_missing(
 )  # fmt: skip
 def test_a_term_written_another_way_is_said(question: str, passage: str) -> None:
     assert missing(question, passage) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "says"),
+    [
+        ("who wrote pride and prejudice", "Pride and Prejudice is a romantic novel by Jane Austen.",
+         True),
+        ("who wrote the phantom of the opera music",
+         "The Phantom of the Opera is a musical with music by Andrew Lloyd Webber.", True),
+        ("who sang suddenly", "Suddenly is a song by Cliff Richard.", True),
+        ("who wrote pride and prejudice", "The comedy of the writing lies in its manners.", True),
+        # the name is another verb's agent, or goes back to one
+        ("who sang suddenly", "It was written by John Farrar.", False),
+        ("who sang suddenly", "It was covered by No Secrets in 2003, and by Emily Osment.", False),
+        # "a song by" names its singer, not who produced it
+        ("who produced a change is gonna come", "A Change Is Gonna Come is a song by Sam Cooke.",
+         False),
+        ("who wrote pride and prejudice", "It was followed by Pride and Prejudice and Zombies.",
+         False),
+    ],
+)  # fmt: skip
+def test_a_works_by_phrase_says_who_made_it(question: str, sentence: str, says: bool) -> None:
+    from sleuth.pipeline.asks import says_relation
+
+    wanted = asks(question)
+    assert says_relation(wanted, sentence, terms_said(wanted, sentence)) is says
+
+
+def test_a_lead_naming_the_author_by_its_by_phrase_keeps_the_lead() -> None:
+    """ "who wrote pride and prejudice" was led by "The comedy of the writing lies in … the
+    British Regency period": the likeliest sentence, "a romantic novel by Jane Austen", did not
+    say "wrote", and that one said "writing" and a capitalised name."""
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from sleuth.pipeline.write.extractive import relation_first
+
+    def item(text: str) -> Any:
+        return SimpleNamespace(cand=SimpleNamespace(text=text))
+
+    author = item(
+        "Pride and Prejudice is a romantic novel by Jane Austen, first published in 1813."
+    )
+    writing = item("The comedy of the writing lies in the manners of the British Regency period.")
+    read = cast(Any, [(0.77, author), (0.42, writing)])
+    assert relation_first(read, asks("who wrote pride and prejudice"), 0.24)[0][1] is author
+    sang = item("Suddenly was performed by Olivia Newton-John and Cliff Richard.")
+    sung = item("Suddenly was sung by Olivia Newton-John and Cliff Richard.")
+    read = cast(Any, [(0.6, sang), (0.5, sung)])
+    assert relation_first(read, asks("who sang suddenly"), 0.24)[0][1] is sung  # still promotes

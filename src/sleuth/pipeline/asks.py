@@ -359,6 +359,51 @@ def names_someone(wanted: Asks, sentence: str) -> bool:
     return False
 
 
+# The relations a work's "by" phrase says: "a novel by Jane Austen" says who wrote it, "a
+# painting by Leonardo" who painted it. Not who produced, played or won: "a song by Sam
+# Cooke" names its singer, not its producer.
+AUTHORED = frozenset(
+    stem(w)
+    for w in """write wrote written paint painted compose composed create created design designed
+    direct directed draw drew drawn sculpt sculpted illustrate illustrated author authored
+    sing sang sung""".split()
+)
+# "by" and a name after a noun ("a novel by", "music by"). After a participle ("covered by",
+# "written by") the name is that verb's agent, and the verb says the relation or not; after a
+# function word or an adverb ("and by", "also by") it goes back to an earlier one.
+BY_NAME = re.compile(
+    r"\b(\w+)\s+by\s+(?:the\s+)?([A-Z][a-z][\w'’-]*(?:\s+(?:[A-Z]\.\s*)?[A-Z][\w'’-]*)*)"
+)
+PARTICIPLES = frozenset(
+    """written sung drawn made done given taken shown known held led won run sold told built
+    sent kept brought bought caught found""".split()
+)
+
+
+def _after_a_noun(word: str) -> bool:
+    word = word.lower()
+    return not (
+        word in STOPWORDS or word in PARTICIPLES or word.endswith(("ed", "ly")) or word.isdigit()
+    )
+
+
+def says_relation(wanted: Asks, sentence: str, said: set[str]) -> bool:
+    """Whether `sentence` says the relation a "who" question asks about (`relation`): in any
+    form `said` holds (`terms.terms_said` of the sentence), or, for a relation a work's maker
+    has, as "by" and a name the question does not say ("a romantic novel by Jane Austen", asked
+    who wrote Pride and Prejudice)."""
+    key = relation(wanted)
+    if key is None or key in said:
+        return True
+    if key not in AUTHORED:
+        return False
+    asked = {stem(w) for w in content_tokens(wanted.question)}
+    return any(
+        _after_a_noun(m.group(1)) and {stem(w) for w in content_tokens(m.group(2))} - asked
+        for m in BY_NAME.finditer(sentence)
+    )
+
+
 EARLIER = r"(?:initial|first|original|former|previous|earlier|old|temporary|interim|provisional)"
 ASKS_NOW = re.compile(r"\b(?:is|are|has|have)\b|\bcurrent(?:ly)?\b|\bnow\b|\btoday\b", re.I)
 ASKS_BEFORE = re.compile(

@@ -31,7 +31,7 @@ from ...ports import WriteTask
 from ...text import clip
 from ...types import Source
 from ..answerability import gap
-from ..asks import Asks, asks, names_someone, relation, says_what_was
+from ..asks import Asks, asks, names_someone, relation, says_relation, says_what_was
 from ..reader import reader
 from ..sentences import (
     Candidate,
@@ -126,14 +126,18 @@ def relation_first(
     Come" is a song by … Sam Cooke'), gives way to the likeliest sentence that does and names
     someone ("Produced by Hugo & Luigi, …"), if the reader takes that one to answer too: at
     least `at`, and at least RELATION_SHARE of the lead's probability. The former lead
-    follows it. With none, the order stands."""
-    key = relation(wanted)
-    if key is None or not read or key in terms_said(wanted, read[0][1].cand.text):
+    follows it. With none, the order stands. A work's "by" phrase says who wrote, painted,
+    composed, directed or sang it ("a novel by Jane Austen": `asks.says_relation`)."""
+
+    def says(text: str) -> bool:
+        return says_relation(wanted, text, terms_said(wanted, text))
+
+    if relation(wanted) is None or not read or says(read[0][1].cand.text):
         return read
     floor = max(at, RELATION_SHARE * read[0][0])
     for i, (chance, item) in enumerate(read[1:], 1):
         text = item.cand.text
-        if chance >= floor and key in terms_said(wanted, text) and names_someone(wanted, text):
+        if chance >= floor and says(text) and names_someone(wanted, text):
             return [read[i], *read[:i], *read[i + 1 :]]
     return read
 
