@@ -113,6 +113,12 @@ def says_not_found(answer: str) -> bool:
     return bool(NOT_FOUND.search(opening))
 
 
+def page_texts(sources: Sequence[Source]) -> list[str]:
+    """Each kept page's text (its read passages where the whole text was not kept): what
+    `terms.slight` and `terms.written_as_name` read a word's usage from."""
+    return [s.text or " ".join(p.text for p in s.passages) for s in sources]
+
+
 def named(wanted: Asks, sources: Sequence[Source]) -> Asks:
     """`wanted`, with an "-ly" key term that the kept pages write as a name ("Italy",
     "Sicily", "Kelly") read as part of the question's subject, not as an adverb: a lower-case
@@ -120,7 +126,7 @@ def named(wanted: Asks, sources: Sequence[Source]) -> Asks:
     ly = {k for k in wanted.frame if k not in FRAME_STEMS and adverb(wanted.terms[k])}
     if not ly:
         return wanted
-    texts = [s.text or " ".join(p.text for p in s.passages) for s in sources]
+    texts = page_texts(sources)
     names = {k for k in ly if written_as_name(wanted.terms[k], texts)}
     return replace(wanted, frame=wanted.frame - names) if names else wanted
 
@@ -134,7 +140,7 @@ def missing_terms(
     absent = [word for key, word in wanted.subject.items() if key not in found]
     if not absent or not sources:
         return absent
-    texts = [s.text or " ".join(p.text for p in s.passages) for s in sources]
+    texts = page_texts(sources)
     return [word for word in absent if not slight(word, wanted, texts)]
 
 
