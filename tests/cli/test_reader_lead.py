@@ -228,3 +228,34 @@ def test_who_sang_is_still_led_by_the_singer(
 ) -> None:
     lead, _ = ask_pages(testweb_env, capsys, SONG, "who sang amber tide", "amber")
     assert "Mara Vell" in lead, lead
+
+
+# A study whose name, in title case, says "on Traffic Capacity Across": a title, not a place.
+# The show's page says nothing of where it is filmed, so the answer says it was not found.
+CROSSING: Pages = {
+    "http://roads.example.org/kessel-harbour-crossing-study": (
+        "2011 Kessel Harbour crossing study",
+        "The 2011 Kessel Harbour crossing study (also known as the Task Force on Traffic "
+        "Capacity Across the Kessel Harbour) was a study by the state of Orvane on building a "
+        "new crossing.",
+        "The crossing would add a third span to the existing harbour bridge.",
+    ),
+    "http://tv.example.org/the-crossing-series": (
+        "The Crossing (TV series)",
+        "The Crossing is a science fiction drama series about refugees from the future.",
+        "The show was renewed for a second season after strong ratings.",
+    ),
+}
+
+
+def test_a_title_in_title_case_gives_no_place(
+    testweb_env: TestWeb, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's deep report on where "the crossing" was filmed led with a bay crossing study
+    at `high`: "the lead claim gives a place: on Traffic Capacity Across"."""
+    lead, err = ask_pages(
+        testweb_env, capsys, CROSSING, "where did they film the show the crossing", "crossing"
+    )
+    assert lead.startswith("The sources found do not contain the answer")
+    assert "Traffic Capacity Across" not in err
+    assert "confidence · high" not in err

@@ -313,13 +313,30 @@ async def test_a_passage_about_another_film_still_misses_the_film() -> None:
         ("The wall was opened in November 1989, on Thursday.", []),
         # what comes from a name said with a possessive is that person's work
         ("Criss Cross is a 1949 film noir, from Don Tracy's novel of the same name.", []),
+        # an event is not a place
+        ("It set the stage for wider conflicts in the Napoleonic Wars.", []),
+        ("She won gold at the Olympics and in the World Series of Poker.", []),
+        # a title in title case is not a place; a place name with "The" in it is
+        (
+            "The study (also known as the Task Force on Traffic Capacity Across the Bay) "
+            "was made in 2005.",
+            [],
+        ),
+        ("The court sits in The Hague.", ["in The Hague"]),
+        (
+            "It was shot at Pinewood Studios and on Vancouver Island.",
+            ["at Pinewood Studios", "on Vancouver Island"],
+        ),
+        # a place ends at the end of its line
+        ("It was shot in New York\nThe Film", ["in New York"]),
     ],
 )
-def test_a_place_is_not_a_month_a_day_or_a_work_from_someone(
+def test_a_place_is_not_a_month_a_day_an_event_a_title_or_a_work_from_someone(
     sentence: str, places: list[str]
 ) -> None:
     """ "the lead claim gives a place: from Don" graded a film noir `high` for where a TV show
-    was filmed (issue 25)."""
+    was filmed; "on Traffic Capacity Across" a study's name, and "in the Napoleonic Wars" a
+    sentence on where Napoleon was born (issue 25)."""
     wanted = asks("where did they film the show the crossing")
     assert wanted.shape is not None
     assert shape_spans(wanted.shape, sentence, wanted.question) == places

@@ -64,6 +64,25 @@ NAMED = re.compile(
     r"\b(?!(?:" + "|".join(sorted(w.capitalize() for w in STOPWORDS)) + r")\b)"
     r"[A-Z][a-z][\w'’-]*(?:\s+[A-Z][a-z][\w'’-]*)*"
 )
+# A place: a preposition, then capitalised words on one line. `_shape_matches` drops those
+# that name an event or read as a title in title case (`a_place`).
+PLACE = re.compile(
+    rf"\b(?:in|at|near|on) (?:the )?{NOT_A_DAY}[A-Z][a-z]+(?:[^\S\n]+[A-Z][a-z]+)*"
+    rf"|\bfrom (?:the )?{NOT_A_DAY}[A-Z][a-z]+\b{NOT_WHOSE}(?:[^\S\n]+[A-Z][a-z]+)*"
+)
+# What happened, not where: "in the Napoleonic Wars", "at the Olympics", "in the World Series".
+EVENTS = frozenset(
+    "war wars revolution battle battles games olympics championship championships cup "
+    "festival awards election elections crisis era period dynasty movement campaign season "
+    "series tour trial treaty".split()
+)
+# Function words a title capitalises and a place name does not: "the Task Force on Traffic
+# Capacity Across the Chesapeake Bay" gives no place in "on Traffic Capacity Across".
+TITLE_CASED = frozenset(
+    word.capitalize()
+    for word in STOPWORDS
+    | {"across", "among", "amid", "beyond", "toward", "towards", "upon", "via", "within"}
+)
 # (what the question looks like, what an answer holds, how the reasons name it)
 ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (
@@ -103,10 +122,7 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(r"^\s*where\b|\bwhere (?:is|are|was|were|did|does|do)\b", re.I),
-        re.compile(
-            rf"\b(?:in|at|near|on) (?:the )?{NOT_A_DAY}[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*"
-            rf"|\bfrom (?:the )?{NOT_A_DAY}[A-Z][a-z]+\b{NOT_WHOSE}(?:\s+[A-Z][a-z]+)*"
-        ),
+        PLACE,
         "a place",
     ),
     (
@@ -290,7 +306,20 @@ def shape_spans(shape: re.Pattern[str], sentence: str, question: str) -> list[st
 
 def _shape_matches(shape: re.Pattern[str], sentence: str, question: str) -> list[re.Match[str]]:
     lowered = question.lower()
-    return [m for m in shape.finditer(sentence) if m.group(0).lower() not in lowered]
+    return [
+        m
+        for m in shape.finditer(sentence)
+        if m.group(0).lower() not in lowered and (shape is not PLACE or a_place(m.group(0)))
+    ]
+
+
+def a_place(span: str) -> bool:
+    """A span of the place shape names a place, not an event ("in the Napoleonic Wars") or a
+    piece of a title written in title case ("on Traffic Capacity Across")."""
+    words = span.split()[1:]
+    if words[0] == "the":
+        words = words[1:]
+    return words[-1].lower() not in EVENTS and not any(w in TITLE_CASED for w in words[1:])
 
 
 # Where a sentence joins two statements: "Its capital is Ottawa, and its largest
