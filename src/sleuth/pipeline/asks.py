@@ -60,29 +60,29 @@ NAMED_KINDS = (
 )
 ASKED_NAMED = rf"^\s*(?:what|which)\b(?:\s+[\w'-]+){{0,4}}?\s+(?:{NAMED_KINDS})\b"
 # A name: capitalised words, the first not a function word capitalised to open a sentence.
+CAPITALISED_STOPWORDS = sorted(w.capitalize() for w in STOPWORDS)
 NAMED = re.compile(
-    r"\b(?!(?:" + "|".join(sorted(w.capitalize() for w in STOPWORDS)) + r")\b)"
+    r"\b(?!(?:" + "|".join(CAPITALISED_STOPWORDS) + r")\b)"
     r"[A-Z][a-z][\w'’-]*(?:\s+[A-Z][a-z][\w'’-]*)*"
 )
-# A place: a preposition, then capitalised words on one line. `_shape_matches` drops those
-# that name an event or read as a title in title case (`a_place`).
-PLACE = re.compile(
-    rf"\b(?:in|at|near|on) (?:the )?{NOT_A_DAY}[A-Z][a-z]+(?:[^\S\n]+[A-Z][a-z]+)*"
-    rf"|\bfrom (?:the )?{NOT_A_DAY}[A-Z][a-z]+\b{NOT_WHOSE}(?:[^\S\n]+[A-Z][a-z]+)*"
-)
+# A place's capitalised words before its last one, on one line.
+_PLACE_WORDS = r"(?:[A-Z][a-z]+[^\S\n]+)"
 # What happened, not where: "in the Napoleonic Wars", "at the Olympics", "in the World Series".
-EVENTS = frozenset(
-    "war wars revolution battle battles games olympics championship championships cup "
-    "festival awards election elections crisis era period dynasty movement campaign season "
-    "series tour trial treaty".split()
-)
-# Function words a title capitalises and a place name does not: "the Task Force on Traffic
-# Capacity Across the Chesapeake Bay" gives no place in "on Traffic Capacity Across".
-TITLE_CASED = frozenset(
-    word.capitalize()
-    for word in STOPWORDS
-    | {"across", "among", "amid", "beyond", "toward", "towards", "upon", "via", "within"}
-)
+EVENTS = (
+    "War Wars Revolution Battle Battles Games Olympics Championship Championships Cup Festival "
+    "Awards Election Elections Crisis Era Period Dynasty Movement Campaign Season Series Tour "
+    "Trial Treaty"
+).split()
+NOT_AN_EVENT = rf"(?!{_PLACE_WORDS}*(?:{'|'.join(EVENTS)})(?![a-z]|[^\S\n]+[A-Z][a-z]))"
+# Function words a title capitalises and a place name does not, after its first word: "the Task
+# Force on Traffic Capacity Across the Chesapeake Bay" gives no place in "on Traffic Capacity
+# Across"; "in The Hague" is one.
+TITLE_CASED = [
+    w for w in CAPITALISED_STOPWORDS if len(w) > 1
+] + "Across Among Amid Beyond Toward Towards Upon Via Within".split()
+NOT_A_TITLE = rf"(?!{_PLACE_WORDS}+(?:{'|'.join(TITLE_CASED)})(?![a-z]))"
+# A place: a preposition, then capitalised words on one line, neither an event nor a title.
+PLACE = rf"(?:the )?{NOT_A_DAY}{NOT_AN_EVENT}{NOT_A_TITLE}[A-Z][a-z]+"
 # (what the question looks like, what an answer holds, how the reasons name it)
 ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     (
@@ -122,7 +122,10 @@ ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
     ),
     (
         re.compile(r"^\s*where\b|\bwhere (?:is|are|was|were|did|does|do)\b", re.I),
-        PLACE,
+        re.compile(
+            rf"\b(?:in|at|near|on) {PLACE}(?:[^\S\n]+[A-Z][a-z]+)*"
+            rf"|\bfrom {PLACE}\b{NOT_WHOSE}(?:[^\S\n]+[A-Z][a-z]+)*"
+        ),
         "a place",
     ),
     (
@@ -306,20 +309,7 @@ def shape_spans(shape: re.Pattern[str], sentence: str, question: str) -> list[st
 
 def _shape_matches(shape: re.Pattern[str], sentence: str, question: str) -> list[re.Match[str]]:
     lowered = question.lower()
-    return [
-        m
-        for m in shape.finditer(sentence)
-        if m.group(0).lower() not in lowered and (shape is not PLACE or a_place(m.group(0)))
-    ]
-
-
-def a_place(span: str) -> bool:
-    """A span of the place shape names a place, not an event ("in the Napoleonic Wars") or a
-    piece of a title written in title case ("on Traffic Capacity Across")."""
-    words = span.split()[1:]
-    if words[0] == "the":
-        words = words[1:]
-    return words[-1].lower() not in EVENTS and not any(w in TITLE_CASED for w in words[1:])
+    return [m for m in shape.finditer(sentence) if m.group(0).lower() not in lowered]
 
 
 # Where a sentence joins two statements: "Its capital is Ottawa, and its largest
