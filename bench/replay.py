@@ -232,20 +232,30 @@ def score(paths: Iterable[Path], part: str | None = None) -> str:
     return "\n\n".join(out)
 
 
-async def _research(questions: Sequence[Any], env: dict[str, str]) -> list[tuple[Any, Any]]:
+async def _research(
+    questions: Sequence[Any], env: dict[str, str], files: Path | None = None
+) -> list[tuple[Any, tuple[Source, ...]]]:
+    """Each question's kept sources from a quick run: on the offline web, or with `files`
+    only over those files (`sleuth ask --search=none --include=FILES`). A run that found
+    nothing keeps none (the CLI exits 3 there)."""
     from sleuth.app.application import Sleuth
+    from sleuth.errors import NoSourcesError
     from sleuth.settings import Settings
 
     os.environ.update(env)  # the offline web's search URL and proxy, read by the settings
     gate = asyncio.Semaphore(CONCURRENCY)
+    where: dict[str, Any] = {"search": "searxng", "search_fallback": "none"}
+    if files is not None:
+        where = {"search": "none", "include": (str(files),)}
     async with Sleuth(Settings.from_env()) as app:
 
-        async def one(q: Any) -> tuple[Any, Any]:
+        async def one(q: Any) -> tuple[Any, tuple[Source, ...]]:
             async with gate:
-                answer = await app.ask(
-                    q.question, search="searxng", search_fallback="none", no_sessions=True
-                )
-                return q, answer
+                try:
+                    answer = await app.ask(q.question, no_sessions=True, **where)
+                except NoSourcesError:
+                    return q, ()
+                return q, tuple(answer.sources)
 
         return list(await asyncio.gather(*(one(q) for q in questions)))
 
@@ -255,9 +265,13 @@ def collect(args: argparse.Namespace) -> int:
     from sleuth.evaluate.questions import load_questions, sample
     from sleuth.evaluate.unanswerable import hide_gold
 
-    docs_path = args.shared / "bench" / "docs.jsonl"
     chosen = [q for q in load_questions(args.questions) if q.dataset == args.dataset]
     chosen = sample(chosen, args.limit, args.seed)
+    if args.files is not None:  # the user's own files: no web, nothing hidden
+        home = tempfile.mkdtemp(prefix="sleuth-replay-home-")
+        done = asyncio.run(_research(chosen, {"SLEUTH_HOME": home}, args.files))
+        return _save(args.out, [(q, r, True) for q, r in done])
+    docs_path = args.shared / "bench" / "docs.jsonl"
     extra: tuple[str, ...] = ()
     if args.hidden:
         unanswerable = hide_gold(chosen, load_docs(docs_path))
@@ -271,11 +285,15 @@ def collect(args: argparse.Namespace) -> int:
         done = asyncio.run(_research(chosen, {**web.env(), "SLEUTH_HOME": home}))
     finally:
         web.stop()
-    with args.out.open("w", encoding="utf-8") as out:
-        for q, result in done:
-            item = Evidence(q.id, q.question, q.answers, not args.hidden, result.sources)
-            out.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
-    print(f"{len(done)} questions -> {args.out}")
+    return _save(args.out, [(q, r, not args.hidden) for q, r in done])
+
+
+def _save(out: Path, done: Sequence[tuple[Any, tuple[Source, ...], bool]]) -> int:
+    with out.open("w", encoding="utf-8") as lines:
+        for q, sources, answerable in done:
+            item = Evidence(q.id, q.question, q.answers, answerable, sources)
+            lines.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+    print(f"{len(done)} questions -> {out}")
     return 0
 
 
@@ -288,6 +306,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     c.add_argument("--limit", type=int, default=300)
     c.add_argument("--seed", type=int, default=11)
     c.add_argument("--hidden", action="store_true", help="hide the gold pages first")
+    c.add_argument(
+        "--files", type=Path, help="no web: answer from these files (bench/own-files/docs)"
+    )
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     s = sub.add_parser("score", help="replay the writer and confidence on saved sources")

@@ -162,3 +162,33 @@ def test_the_design_and_held_out_parts_split_the_questions_by_id(
         assert main(["score", str(path), "--part", part]) == 0
         counts.append(int(capsys.readouterr().out.split("(n=")[1].split(")")[0]))
     assert counts == [sum(not held_out(i.id) for i in items), sum(held_out(i.id) for i in items)]
+
+
+def test_collect_over_the_users_own_files_keeps_each_questions_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`collect --files`: no web, each question answered from the folder's files; a question
+    none of the files' words match keeps no sources rather than ending the collection."""
+    monkeypatch.setenv("SLEUTH_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "books.md").write_text(f"# Books\n\n{ANSWER_PAGE}\n", encoding="utf-8")
+    questions = tmp_path / "questions.jsonl"
+    rows = [("own/0", Q, "Herman Melville"), ("own/1", "Zyxx qwvv?", "nothing")]
+    questions.write_text(
+        "".join(
+            json.dumps({"id": i, "dataset": "own", "question": q, "answers": [a]}) + "\n"
+            for i, q, a in rows
+        )
+    )
+    out = tmp_path / "own.jsonl"
+    argv = ["collect", str(questions), "--dataset", "own", "--files", str(docs)]
+    assert main([*argv, "--out", str(out)]) == 0
+    saved = {
+        e.id: e
+        for e in (Evidence.from_json(json.loads(x)) for x in out.read_text().split("\n") if x)
+    }
+    assert [s.url for s in saved["own/0"].sources] == [(docs / "books.md").as_uri()]
+    assert saved["own/0"].answerable and saved["own/1"].sources == ()
+    assert "2 questions ->" in capsys.readouterr().out
+    assert replay(saved["own/0"]).first
