@@ -267,8 +267,8 @@ def collect(args: argparse.Namespace) -> int:
 
     chosen = [q for q in load_questions(args.questions) if q.dataset == args.dataset]
     chosen = sample(chosen, args.limit, args.seed)
+    home = tempfile.mkdtemp(prefix="sleuth-replay-home-")
     if args.files is not None:  # the user's own files: no web, nothing hidden
-        home = tempfile.mkdtemp(prefix="sleuth-replay-home-")
         done = asyncio.run(_research(chosen, {"SLEUTH_HOME": home}, args.files))
         return _save(args.out, [(q, r, True) for q, r in done])
     docs_path = args.shared / "bench" / "docs.jsonl"
@@ -280,7 +280,6 @@ def collect(args: argparse.Namespace) -> int:
         hidden.write_text("\n".join(sorted(unanswerable.hidden_ids)) + "\n")
         extra = ("--hide-ids", str(hidden))
     web = OfflineWeb(args.shared / "tools" / "offline_web.py", docs_path, extra).wait_ready()
-    home = tempfile.mkdtemp(prefix="sleuth-replay-home-")
     try:
         done = asyncio.run(_research(chosen, {**web.env(), "SLEUTH_HOME": home}))
     finally:
