@@ -313,7 +313,10 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     s = sub.add_parser("score", help="replay the writer and confidence on saved sources")
     s.add_argument("files", type=Path, nargs="+")
     s.add_argument("--part", choices=("design", "held-out"), help="score one part of the split")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if args.command == "collect" and args.files is not None and args.hidden:
+        ap.error("--hidden hides the offline web's gold pages; --files reads no web")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -192,3 +192,14 @@ def test_collect_over_the_users_own_files_keeps_each_questions_sources(
     assert saved["own/0"].answerable and saved["own/1"].sources == ()
     assert "2 questions ->" in capsys.readouterr().out
     assert replay(saved["own/0"]).first
+
+
+def test_collect_refuses_hidden_with_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--hidden` hides web pages: over files it would be silently ignored, so it is refused."""
+    argv = ["collect", "q.jsonl", "--files", str(tmp_path), "--hidden", "--out", "x.jsonl"]
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert "--hidden hides the offline web's gold pages" in capsys.readouterr().err
