@@ -25,11 +25,11 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sleuth.evaluate.questions import VERDICTS
+from sleuth.evaluate.questions import VERDICTS, Question, parse_line
 from sleuth.evaluate.report import fmt_rate
 from sleuth.evaluate.score import (
     CITE_MARK,
@@ -265,12 +265,15 @@ def collect(args: argparse.Namespace) -> int:
     from sleuth.evaluate.questions import load_questions, sample
     from sleuth.evaluate.unanswerable import hide_gold
 
-    chosen = [q for q in load_questions(args.questions) if q.dataset == args.dataset]
-    chosen = sample(chosen, args.limit, args.seed)
     home = tempfile.mkdtemp(prefix="sleuth-replay-home-")
     if args.files is not None:  # the user's own files: no web, nothing hidden
+        probe = [(q, a) for q, a in probe_questions(args.questions) if q.dataset == args.dataset]
+        answerable = {q.id: a for q, a in probe}
+        chosen = sample([q for q, _ in probe], args.limit, args.seed)
         done = asyncio.run(_research(chosen, {"SLEUTH_HOME": home}, args.files))
-        return _save(args.out, [(q, r, True) for q, r in done])
+        return _save(args.out, [(q, r, answerable[q.id]) for q, r in done])
+    chosen = [q for q in load_questions(args.questions) if q.dataset == args.dataset]
+    chosen = sample(chosen, args.limit, args.seed)
     docs_path = args.shared / "bench" / "docs.jsonl"
     extra: tuple[str, ...] = ()
     if args.hidden:
@@ -285,6 +288,23 @@ def collect(args: argparse.Namespace) -> int:
     finally:
         web.stop()
     return _save(args.out, [(q, r, not args.hidden) for q, r in done])
+
+
+def probe_questions(path: Path) -> list[tuple[Question, bool]]:
+    """The questions of a probe of the user's own files, each with whether the files answer
+    it: a line marked `"answerable": false` (bench/own-files-b) has no gold answers, which
+    `sleuth eval`'s format requires."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        data = json.loads(line)
+        if data.get("answerable", True) is not False:
+            out.append((parse_line(line, path, n), True))
+            continue
+        plain = json.dumps({**data, "answers": ["-"]})  # validated as any line, then emptied
+        out.append((replace(parse_line(plain, path, n), answers=()), False))
+    return out
 
 
 def _save(out: Path, done: Sequence[tuple[Any, tuple[Source, ...], bool]]) -> int:

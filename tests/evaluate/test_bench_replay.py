@@ -164,34 +164,59 @@ def test_the_design_and_held_out_parts_split_the_questions_by_id(
     assert counts == [sum(not held_out(i.id) for i in items), sum(held_out(i.id) for i in items)]
 
 
+def _collect_files(
+    tmp_path: Path, docs: Path, lines: list[dict[str, object]]
+) -> dict[str, Evidence]:
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "own.jsonl"
+    argv = ["collect", str(questions), "--dataset", "own", "--files", str(docs)]
+    assert main([*argv, "--out", str(out)]) == 0
+    return {
+        e.id: e
+        for e in (Evidence.from_json(json.loads(x)) for x in out.read_text().split("\n") if x)
+    }
+
+
 def test_collect_over_the_users_own_files_keeps_each_questions_sources(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`collect --files`: no web, each question answered from the folder's files; a question
-    none of the files' words match keeps no sources rather than ending the collection."""
+    """`collect --files`: no web, each question answered from the folder's files. A line
+    marked `"answerable": false` needs no gold answer and is saved as unanswerable; a question
+    none of the files' words match reads the one file whole (`search.local`)."""
     monkeypatch.setenv("SLEUTH_HOME", str(tmp_path / "home"))
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "books.md").write_text(f"# Books\n\n{ANSWER_PAGE}\n", encoding="utf-8")
-    questions = tmp_path / "questions.jsonl"
-    rows = [("own/0", Q, "Herman Melville"), ("own/1", "Zyxx qwvv?", "nothing")]
-    questions.write_text(
-        "".join(
-            json.dumps({"id": i, "dataset": "own", "question": q, "answers": [a]}) + "\n"
-            for i, q, a in rows
-        )
-    )
-    out = tmp_path / "own.jsonl"
-    argv = ["collect", str(questions), "--dataset", "own", "--files", str(docs)]
-    assert main([*argv, "--out", str(out)]) == 0
-    saved = {
-        e.id: e
-        for e in (Evidence.from_json(json.loads(x)) for x in out.read_text().split("\n") if x)
-    }
+    saved = _collect_files(
+        tmp_path,
+        docs,
+        [
+            {"id": "own/0", "dataset": "own", "question": Q, "answers": ["Herman Melville"]},
+            {"id": "own/1", "dataset": "own", "question": "Zyxx qwvv?", "answers": [],
+             "answerable": False},
+        ],
+    )  # fmt: skip
     assert [s.url for s in saved["own/0"].sources] == [(docs / "books.md").as_uri()]
-    assert saved["own/0"].answerable and saved["own/1"].sources == ()
+    assert saved["own/0"].answerable and replay(saved["own/0"]).first
+    assert not saved["own/1"].answerable and saved["own/1"].answers == ()
+    assert [s.url for s in saved["own/1"].sources] == [(docs / "books.md").as_uri()]
+    assert replay(saved["own/1"]).declined
     assert "2 questions ->" in capsys.readouterr().out
-    assert replay(saved["own/0"]).first
+
+
+def test_collect_keeps_no_sources_for_a_question_that_finds_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More files than a search returns are not read whole: a question that matches none of
+    them keeps no sources rather than ending the collection (the CLI exits 3 there)."""
+    monkeypatch.setenv("SLEUTH_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(11):
+        (docs / f"room{i}.md").write_text(f"# Room {i}\n\nThe kettle is on stove {i}.\n")
+    line = {"id": "own/0", "dataset": "own", "question": "Zyxx qwvv?", "answers": ["x"]}
+    assert _collect_files(tmp_path, docs, [line])["own/0"].sources == ()
 
 
 def test_collect_refuses_hidden_with_files(

@@ -121,3 +121,17 @@ def test_sessions_keep_the_location() -> None:
     assert back.sources[0].location == "p. 3" and back.citations[0].location == "p. 3"
     web = Citation(2, "http://x", "X", "q")
     assert "location" not in web.to_json() and citation.to_json()["location"] == "p. 3"
+
+
+def test_a_small_base_is_read_whole_and_a_larger_one_is_not(
+    store: KnowledgeStore, notes: Path
+) -> None:
+    """`whole`: every section of a base holding no more than asked, by path, scored 0; None
+    for a larger base (the `--include` files read whole when nothing matches)."""
+    kb = KnowledgeBase(store)
+    kb.add([str(notes)])
+    hits = kb.whole(2)
+    assert hits is not None and [h.title for h in hits] == ["Garage", "Kitchen"]
+    assert {h.score for h in hits} == {0.0} and "automobile" in hits[0].text
+    assert kb.whole(1) is None
+    assert KnowledgeBase(store, "empty").whole(5) == []

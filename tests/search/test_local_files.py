@@ -4,6 +4,8 @@ sandbox (issue 12, items 3 and 6)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 from pathlib import Path
 
@@ -108,3 +110,58 @@ def test_a_missing_path_is_still_a_usage_error(tmp_path: Path) -> None:
 
 def test_settings_default_is_no_include() -> None:
     assert Settings().include == ()
+
+
+TRAVEL = "# Expenses\n\nMeals during travel are reimbursed up to $75 per day.\n"
+ON_CALL = "# On-call\n\nThe primary on-call engineer receives a stipend of $450 per week.\n"
+UNMATCHED = "what is the daily food allowance on trips"  # no word of it is in either file
+
+
+def _files(tmp_path: Path, n: int = 2) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for i, text in enumerate([TRAVEL, ON_CALL, NOTE][:n]):
+        (folder / f"note{i}.md").write_text(text)
+    return folder
+
+
+def test_files_that_are_all_a_run_reads_are_read_whole_when_no_passage_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user named the files: a question in other words than theirs is read against all of
+    them, with a notice saying so, not ended with "search found no results"."""
+    folder = _files(tmp_path)
+    args = ["ask", UNMATCHED, "--search=none", f"--include={folder}", "--json", "--no-sessions"]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    assert "no passage matches the question's words; reading all 2 files (2 sections)" in err
+    result = json.loads(out)
+    assert sorted(s["title"] for s in result["sources"]) == ["Expenses", "On-call"]
+
+
+def test_more_files_than_a_search_returns_still_find_no_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _files(tmp_path)
+    for i in range(9):  # 11 files: more than the 10 results a search returns
+        (folder / f"extra{i}.md").write_text(f"# Room {i}\n\nThe kettle is on stove {i}.\n")
+    args = ["ask", UNMATCHED, "--search=none", f"--include={folder}"]
+    code, _, err = run(args, capsys)
+    assert code == 3 and "search found no results" in err and "reading" not in err
+
+
+def test_beside_another_search_unmatched_files_are_not_read(tmp_path: Path) -> None:
+    """Next to a web search, files that match nothing would be kept as sources of the web's
+    answer: they are read whole only when they are all the run reads."""
+    from sleuth.ports import SearchQuery
+    from sleuth.registry import BackendSettings, registries
+
+    folder = _files(tmp_path)
+    beside = local.build(BackendSettings(include=(str(folder),)), registries())
+    alone = local.build(
+        BackendSettings(include=(str(folder),), extra={"include_alone": True}), registries()
+    )
+    assert asyncio.run(beside.search(SearchQuery(UNMATCHED, 10))) == []
+    found = asyncio.run(alone.search(SearchQuery(UNMATCHED, 10)))
+    assert [r.title for r in found] == ["Expenses", "On-call"]
+    assert all(r.page is not None and r.url.startswith("file://") for r in found)

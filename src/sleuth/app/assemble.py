@@ -284,7 +284,12 @@ VENDOR_KEYS = ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 def backend_settings(settings: Settings) -> BackendSettings:
     env = {k: v for k, v in settings.env.items() if k.startswith("SLEUTH_") or k in VENDOR_KEYS}
-    extra = {"kb": settings.kb, "kb_hybrid": settings.kb_hybrid, "kb_owner": settings.kb_owner}
+    extra = {
+        "kb": settings.kb,
+        "kb_hybrid": settings.kb_hybrid,
+        "kb_owner": settings.kb_owner,
+        "include_alone": parse_spec(settings.search)[0] == "none",  # the files are all it reads
+    }
     return BackendSettings(
         env=env,
         include=settings.include,

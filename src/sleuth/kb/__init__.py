@@ -18,7 +18,7 @@ from ..settings import database_url, sleuth_home
 from .convert import sandboxed_convert
 from .documents import Document
 from .ingest import AddReport, Converter, Embedder, Ingest, Step, Walk, find_files, hash_bytes
-from .query import DenseIndex, KbHit, search
+from .query import DenseIndex, KbHit, search, whole
 from .sqlite_store import SqliteKnowledgeStore
 from .store import DEFAULT_KB, LOCAL_OWNER, DocumentInfo, FileState, KbInfo, KnowledgeStore, Scope
 
@@ -141,6 +141,11 @@ class KnowledgeBase:
 
     def search(self, text: str, limit: int = 10) -> list[KbHit]:
         return search(self.store, self.scope, text, limit, self.embedder, self._dense)
+
+    def whole(self, limit: int) -> list[KbHit] | None:
+        """Every section, when the base holds at most `limit` (else None): files few enough
+        to read whole when no passage matches a question's words."""
+        return whole(self.store, self.scope, limit)
 
     def stats(self) -> KbInfo:
         for info in self.store.knowledge_bases(self.scope.owner):

@@ -242,6 +242,15 @@ class PgKnowledgeStore:
         )
         return {int(r[0]): SectionRecord(int(r[0]), *r[1:]) for r in rows}
 
+    def section_ids(self, scope: Scope, limit: int) -> list[int]:
+        rows = self._rows(
+            "SELECT s.id FROM kb_sections s JOIN kb_documents d ON d.id = s.doc_id"
+            " JOIN kb_bases b ON b.id = d.base_id WHERE b.owner=%s AND b.kb=%s"
+            " ORDER BY d.path, s.ordinal LIMIT %s",
+            (scope.owner, scope.name, limit),
+        )
+        return [int(r[0]) for r in rows]
+
 
 def _insert_document(conn: psycopg.Connection[Any], base: int, doc: IndexedDocument) -> int:
     d, s = doc.document, doc.state

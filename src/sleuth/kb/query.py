@@ -59,6 +59,16 @@ def search(
     return [_hit(records[s], best[s]) for s in top if s in records]
 
 
+def whole(store: KnowledgeStore, scope: Scope, limit: int) -> list[KbHit] | None:
+    """Every section of a knowledge base that holds at most `limit` of them, by path and place
+    in the file, scored 0 (nothing matched); None for a larger base."""
+    ids = store.section_ids(scope, limit + 1)
+    if len(ids) > limit:
+        return None
+    records = store.sections(ids)
+    return [_hit(records[s], 0.0) for s in ids if s in records]
+
+
 def _best_per_section(hits: Sequence[ChunkHit]) -> dict[int, float]:
     best: dict[int, float] = {}
     for hit in hits:  # best first: a section keeps its first (best) passage's score

@@ -320,6 +320,14 @@ class SqliteKnowledgeStore:
         )
         return {int(r[0]): SectionRecord(*r) for r in rows}
 
+    def section_ids(self, scope: Scope, limit: int) -> list[int]:
+        rows = self._rows(
+            "SELECT s.id FROM kb_sections s JOIN kb_documents d ON d.id = s.doc_id"
+            " WHERE d.owner=? AND d.kb=? ORDER BY d.path, s.ordinal LIMIT ?",
+            (scope.owner, scope.name, limit),
+        )
+        return [int(r[0]) for r in rows]
+
 
 def _index(conn: sqlite3.Connection, scope: Scope, *, create: bool = False) -> str | None:
     """The name of the knowledge base's own full-text table (made from its integer id, never
