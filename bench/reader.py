@@ -127,7 +127,7 @@ class Rows:
 def rows(item: Evidence, encoder: Encoder | None = None) -> Rows:
     wanted = asks(item.question)
     titles = title_cover(item.sources, wanted)
-    ranked = sorted(score(sentences(item.sources), wanted, titles), key=lambda s: -s.value)
+    ranked = sorted(score(sentences(item.sources), wanted), key=lambda s: -s.value)
     top = ranked[:READ]
     best = ranked[0].value if ranked else 0.0
     read = inputs(top, wanted, item.sources, best, range(len(top)), encoder)
@@ -379,8 +379,7 @@ def pairs(evidence: Sequence[Path], questions: Path, out: Path, only: int | None
             else:
                 split = "heldout" if part(item.id) == only else "train"
             wanted = asks(item.question)
-            titles = title_cover(item.sources, wanted)
-            ranked = sorted(score(sentences(item.sources), wanted, titles), key=lambda s: -s.value)
+            ranked = sorted(score(sentences(item.sources), wanted), key=lambda s: -s.value)
             pages = {s.number: s.title for s in item.sources}
             for rank, s in enumerate(ranked[:READ]):
                 row = {

@@ -12,8 +12,8 @@ import pytest
 
 from sleuth.app import doctor
 from sleuth.pipeline import crossenc, reader
-from sleuth.pipeline.asks import asks, coverage
-from sleuth.pipeline.sentences import score, sentences, stems
+from sleuth.pipeline.asks import asks
+from sleuth.pipeline.sentences import score, sentences
 from sleuth.types import Passage, Source
 
 SHIPPED = json.loads(resources.files("sleuth.pipeline").joinpath("reader.json").read_text())
@@ -65,7 +65,7 @@ def test_without_the_runtime_the_lexical_head_reads_and_doctor_says_so(
         passages = (Passage(text, 1.0, 0),)
         source = Source(1, "https://example.org/tower", "Eiffel Tower", 1.0, passages)
         wanted = asks("When was the Eiffel Tower completed?")
-        ranked = score(sentences([source]), wanted, {1: 1.0})
+        ranked = score(sentences([source]), wanted)
         ((chance, _),) = active.read(ranked, wanted, [source])
         assert 0.0 < chance < 1.0
     finally:
@@ -101,8 +101,7 @@ def test_a_quoted_lead_is_graded_with_the_probability_the_writer_read() -> None:
     question = "When was the Eiffel Tower completed?"
     sources = _sources()
     wanted = asks(question)
-    titles = {s.number: coverage(wanted, stems(s.title)) for s in sources}
-    ranked = sorted(score(sentences(sources), wanted, titles), key=lambda s: -s.value)
+    ranked = sorted(score(sentences(sources), wanted), key=lambda s: -s.value)
     active = reader.reader()
     for chance, item in active.read(ranked, wanted, sources):
         number = [item.cand.number]

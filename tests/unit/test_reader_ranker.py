@@ -46,7 +46,7 @@ def _read(model: reader.Reader) -> tuple[list[tuple[float, str]], float]:
                     (Passage(TEXT, 1.0, 0),), text=TEXT)  # fmt: skip
     wanted = asks(QUESTION)
     titles = title_cover([source], wanted)
-    ranked = sorted(score(sentences([source]), wanted, titles), key=lambda s: -s.value)
+    ranked = sorted(score(sentences([source]), wanted), key=lambda s: -s.value)
     read = model.read(ranked, wanted, [source])
     subject = max(titles.values(), default=0.0)
     return [(p, s.cand.text) for p, s in read], subject
@@ -77,7 +77,7 @@ def test_the_run_decision_reads_the_probability_of_the_lead_it_gives() -> None:
     source = Source(1, "https://example.org/harrow", "Harrow bell tower", 1.0,
                     (Passage(TEXT, 1.0, 0),), text=TEXT)  # fmt: skip
     wanted = asks(QUESTION)
-    ranked = sorted(score(sentences([source]), wanted, {1: 1.0}), key=lambda s: -s.value)
+    ranked = sorted(score(sentences([source]), wanted), key=lambda s: -s.value)
     read = model.read(ranked, wanted, [source])
     assert max(p for p, _ in read) >= between > read[0][0]
     assert not model.answered(read, 1.0)

@@ -4,7 +4,7 @@ neighbour's context but never quoted, so it never leads an answer."""
 
 from __future__ import annotations
 
-from sleuth.pipeline.sentences import sentences
+from sleuth.pipeline.sentences import sentences, stems
 from sleuth.pipeline.write.extractive import compose, render
 from sleuth.types import Passage, Source
 
@@ -68,3 +68,39 @@ def test_the_lead_is_a_whole_sentence_though_a_tail_shares_more_words() -> None:
     )
     lead = render(compose([lost, whole], "where do glass frogs breed", 5)).split("\n")[0]
     assert lead.startswith("Glass frogs breed in the rainy season")
+
+
+HANDBOOK = (
+    "# Engineering handbook\n\n"
+    "## On-call\n\n"
+    "Engineers on the primary rotation receive a stipend of $450 per week.\n\n"
+    "## Expenses\n\n"
+    "Meals during travel are reimbursed up to $75 per day.\n"
+)
+
+
+def test_a_files_headings_title_its_sections() -> None:
+    """A user's file is titled by its kind ("Engineering handbook"); its headings say what
+    each section is about. A sentence's title is its page's and its heading's, which the
+    word-overlap score and the reader weigh as a title naming the question's subject."""
+    from sleuth.pipeline.asks import asks
+    from sleuth.pipeline.sentences import score, title_cover
+
+    source = page(HANDBOOK, "Engineering handbook")
+    on_call, meals = sentences([source])
+    assert (on_call.heading, meals.heading) == ("On-call", "Expenses")
+    wanted = asks("how much is the on-call pay")
+    by_heading, other = score([on_call, meals], wanted)
+    assert by_heading.title > other.title == 0.0
+    assert title_cover([source], wanted)[1] == by_heading.title  # the page: its best section
+    assert title_cover([page(HANDBOOK.replace("## ", ""), "Engineering handbook")], wanted) == {
+        1: 0.0
+    }
+
+
+def test_a_passage_read_from_inside_a_section_keeps_its_heading() -> None:
+    start = HANDBOOK.index("Meals")
+    source = Source(1, "file:///handbook.md", "Engineering handbook", 1.0,
+                    (Passage(HANDBOOK[start:], 1.0, start),), text=HANDBOOK)  # fmt: skip
+    (meals,) = sentences([source])
+    assert meals.heading == "Expenses" and stems("Expenses") <= meals.title

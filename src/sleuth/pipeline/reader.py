@@ -66,9 +66,7 @@ FEATURES = (
 )
 
 
-def features(
-    item: Scored, wanted: Asks, title: float, subject: float, best: float, rank: int
-) -> list[float]:
+def features(item: Scored, wanted: Asks, subject: float, best: float, rank: int) -> list[float]:
     """The lexical head's inputs for one scored sentence, in the order of FEATURES."""
     c = item.cand
     terms = set(wanted.subject or wanted.terms)
@@ -78,7 +76,7 @@ def features(
     return [
         item.coverage,
         len(c.tokens & terms) / max(1, len(terms)),
-        title,
+        item.title,
         subject,
         1.0 if item.typed else 0.0,
         1.0 if item.typed is False else 0.0,
@@ -291,8 +289,7 @@ class Reader:
         reads, with the probability the extractive writer saw (the same batch); a model's own
         words are read in the place of the cited page's sentence they share most words with."""
         wanted = asks(question.strip())  # as the engine hands the writer its question
-        titles = title_cover(sources, wanted)
-        ranked = sorted(score(sentences(sources), wanted, titles), key=lambda s: -s.value)
+        ranked = sorted(score(sentences(sources), wanted), key=lambda s: -s.value)
         pool = [s for s in ranked if s.cand.number in numbers]
         if not pool:
             return 0.0
@@ -303,7 +300,7 @@ class Reader:
         if own != cand.tokens:
             context = (cand.context | cand.tokens) - own
             cand = replace(cand, text=sentence, tokens=own, context=context)
-        item = score([cand], wanted, titles)[0]
+        item = score([cand], wanted)[0]
         rank = sum(1 for s in ranked if s.value > item.value)
         read = inputs([item], wanted, sources, ranked[0].value, [rank], self.encoder)
         return chances(read, self.lexical, self.encoded)[0]
@@ -329,12 +326,8 @@ def inputs(
     """What the heads weigh for `items`, each at its rank by word overlap (`best` the run's
     best overlap score): the lexical features, and the encoder's scores for the first ENCODED,
     in one batch (its int8 scores depend slightly on the batch)."""
-    titles = title_cover(sources, wanted)
-    subject = max(titles.values(), default=0.0)
-    xs = [
-        features(s, wanted, titles.get(s.cand.number, 0.0), subject, best, rank)
-        for s, rank in zip(items, ranks, strict=True)
-    ]
+    subject = max(title_cover(sources, wanted).values(), default=0.0)
+    xs = [features(s, wanted, subject, best, rank) for s, rank in zip(items, ranks, strict=True)]
     if encoder is None or not items:
         return Inputs(xs, [])
     first = items[:ENCODED]

@@ -31,6 +31,7 @@ MIN_LETTERS = 0.5  # share of letters: "The 12.9-kilometre (8 mi) bridge opened 
 # Footnote-style markers inside page text ("[12]", "[citation needed]") must not pass as ours.
 FOREIGN_MARKER = re.compile(r"\s*\[(?:\d+(?:\s*[-–,;]\s*\d+)*|[a-z ]{3,25})\]")
 MARKUP_LINE = re.compile(r"^\s*(?:#{1,6}\s|\||```|<)")
+HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)  # a markdown heading
 LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 # The tail of a sentence whose start the page lost ("lack a cell nucleus and…", "or The raid on
 # Harper's Ferry) was…"): an all-lower-case first word. "iPhone" and "eBay" begin sentences.
@@ -44,8 +45,10 @@ class Candidate:
     offset: int  # position in the source text, for reading order
     text: str
     tokens: frozenset[str]  # stemmed content words
-    context: frozenset[str]  # its neighbour sentences' and the page title's, minus its own
+    context: frozenset[str]  # its neighbour sentences' and its title's, minus its own
     relevance: float  # the passage's BM25 score relative to the best passage of the run
+    heading: str  # the markdown heading it stands under in a file ("On-call"), "" for none
+    title: frozenset[str]  # its page's title and its heading, stemmed
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -61,20 +64,48 @@ def sentences(sources: Sequence[Source]) -> list[Candidate]:
     best = max((p.score for s in sources for p in s.passages), default=0.0) or 1.0
     out: list[Candidate] = []
     for source in sources:
-        title = stems(source.title)
+        page = stems(source.title)
         for rank, passage in enumerate(source.passages):
             relevance = max(0.0, passage.score) / best
+            heading = heading_before(source.text, passage.start)
             for start, end in paragraph_spans(passage.text):
                 line = " ".join(passage.text[start:end].split())
+                if found := HEADING.match(line):
+                    heading = found[1]
                 if MARKUP_LINE.match(line):
                     continue
-                for cand in _line(line, passage.start + start, title):
+                title = page | stems(heading) if heading else page
+                for offset, text, tokens, context in _line(line, passage.start + start, title):
                     out.append(
                         Candidate(
-                            source.number, rank, cand[0], cand[1], cand[2], cand[3], relevance
+                            source.number,
+                            rank,
+                            offset,
+                            text,
+                            tokens,
+                            context,
+                            relevance,
+                            heading,
+                            title,
                         )
                     )
     return out
+
+
+def heading_before(text: str, at: int) -> str:
+    """The last markdown heading of `text` before offset `at`: the section a passage read
+    from a user's file starts in. Pages from the web keep no headings."""
+    last = ""
+    for found in HEADING.finditer(text, 0, at):
+        last = found[1]
+    return last
+
+
+def headings(source: Source) -> list[str]:
+    """The markdown headings of a kept page's text (a user's file): what its sections are
+    about, where its title names only its kind ("Engineering handbook")."""
+    text = source.text or "\n".join(p.text for p in source.passages)
+    return [found[1] for found in HEADING.finditer(text)]
 
 
 def _line(
@@ -122,11 +153,20 @@ class Scored:
     value: float
     coverage: float  # share of the question's key terms in the sentence and its context
     typed: bool | None  # holds the asked-for answer shape (None: nothing asked)
+    title: float  # share of the question's key terms its title (page and heading) names
 
 
 def title_cover(sources: Sequence[Source], wanted: Asks) -> dict[int, float]:
-    """How much of the question each page's title names: a page about the question's subject."""
-    return {s.number: coverage(wanted, stems(s.title)) for s in sources}
+    """How much of the question each page names by its title, or by its title and one of its
+    headings (a section of a user's file): a page about the question's subject."""
+    return {
+        s.number: max(coverage(wanted, stems(t)) for t in (s.title, *titled(s))) for s in sources
+    }
+
+
+def titled(source: Source) -> list[str]:
+    """A kept page's title with each of its headings: "Engineering handbook On-call"."""
+    return [f"{source.title} {h}" for h in headings(source)]
 
 
 def titled_by(wanted: Asks, title: str) -> bool:
@@ -147,9 +187,15 @@ def about_subject(sources: Sequence[Source], wanted: Asks, titles: Mapping[int, 
     return max(titles.values(), default=0.0)
 
 
-def score(cands: Sequence[Candidate], wanted: Asks, titles: Mapping[int, float]) -> list[Scored]:
+def score(cands: Sequence[Candidate], wanted: Asks) -> list[Scored]:
     """Score every candidate; see the module docstring for the terms of the product."""
-    return [_scored(c, wanted, titles.get(c.number, 0.0)) for c in cands]
+    covers: dict[frozenset[str], float] = {}
+    out = []
+    for c in cands:
+        if c.title not in covers:
+            covers[c.title] = coverage(wanted, c.title)
+        out.append(_scored(c, wanted, covers[c.title]))
+    return out
 
 
 def _scored(c: Candidate, wanted: Asks, title: float) -> Scored:
@@ -162,4 +208,4 @@ def _scored(c: Candidate, wanted: Asks, title: float) -> Scored:
     value *= 0.4 + min(novelty, 0.6)
     if INDIRECT_QUESTION.search(c.text):
         value *= 0.3  # "we wonder how long ...": it asks, it does not answer
-    return Scored(c, value, near, typed)
+    return Scored(c, value, near, typed, title)

@@ -73,7 +73,7 @@ class Composition:
 def compose(sources: Sequence[Source], question: str, limit: int) -> Composition:
     wanted = asks(question)
     titles = title_cover(sources, wanted)
-    ranked = sorted(score(sentences(sources), wanted, titles), key=lambda s: -s.value)
+    ranked = sorted(score(sentences(sources), wanted), key=lambda s: -s.value)
     if not ranked:  # no whole sentence at all (snippet fragments): nothing to judge
         return Composition(False, [])
     model = reader()
