@@ -140,9 +140,13 @@ def test_pdf_max_pages_applies_to_included_pdfs(
     pdf = tmp_path / "manual.pdf"
     pdf.write_bytes(make_pdf(["Alpha page about kettles.", "Beta page.", "The zeppelin hangar."]))
     args = ["ask", "zeppelin hangar", "--search=none", f"--include={pdf}", "--no-sessions"]
-    assert run([*args, "--pdf-max-pages=1"], capsys)[0] == 3, "page 3 was not read"
+    code, out, err = run([*args, "--pdf-max-pages=1", "--json"], capsys)
+    # Page 1 alone matches nothing, so it is read whole (search.local); page 3 never was.
+    assert code == 0 and "reading the file (1 section)" in err, err
+    read = [p["text"] for s in json.loads(out)["sources"] for p in s["passages"]]
+    assert read and not any("zeppelin" in text.lower() for text in read), "page 3 was not read"
     code, out, _ = run(args, capsys)
-    assert code == 0 and "zeppelin" in out.lower()
+    assert code == 0 and "zeppelin hangar." in out.lower()
 
 
 def test_search_limit_holds_for_a_fan_out(
