@@ -59,7 +59,7 @@ def test_without_the_runtime_the_lexical_head_reads_and_doctor_says_so(
     try:
         active = reader.reader()
         assert active.name == "lexical" and active.encoder is None
-        (check,) = doctor.reader()
+        check, _ = doctor.reader()
         assert check.name == "lexical" and "reader extra" in check.detail
         text = "Construction of the tower was completed in 1889."
         passages = (Passage(text, 1.0, 0),)

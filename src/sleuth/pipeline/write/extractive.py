@@ -6,7 +6,8 @@ the asked-for answer shape itself), unless it says what was where the question a
 (`now_first`), or does not say the relation a "who" question asks about where another it
 takes to answer does (`relation_first`); then the other sentences the reader takes to bear on the
 question (at least a tenth of the likeliest one's probability), near-repeats dropped, in
-reading order.
+reading order. Over the user's own files, with the `embed` extra, e5-small's nearest sentence
+leads instead and its similarity decides whether the files answer (`files.py`).
 When the reader decides the sources do not answer (`Reader.answered`; a yes/no question: the
 likeliest sentence is under `answers_at`), or the question asks for a date, a number or a
 duration and no sentence holds one, or asks "who" and the lead names no one the question does
@@ -23,6 +24,7 @@ sentence the verdict is read from, cited. When none states one, it says what it 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -32,6 +34,8 @@ from ...text import clip
 from ...types import Source
 from ..answerability import gap
 from ..asks import Asks, asks, names_someone, relation, says_relation, says_what_was
+from ..files import READ as READ_NEAREST
+from ..files import nearest, own_files
 from ..reader import reader
 from ..sentences import (
     Candidate,
@@ -82,8 +86,13 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     found = verdict(read, wanted, sources)
     if found is not None:
         return _stated(read, found, limit)
+    nearest = nearest_first(question, ranked, read, wanted, sources)
+    if nearest is not None:
+        read, answered = nearest
+    else:
+        answered = answers(read, wanted, about_subject(sources, wanted, titles))
     lead = read[0][1]
-    if answers(read, wanted, about_subject(sources, wanted, titles)):
+    if answered:
         floor = BEARING * likeliest(read)
         bearing = [s for p, s in read[1:] if p >= floor]
         picked = [lead.cand, *_distinct(bearing, limit - 1, [lead.cand])]
@@ -140,6 +149,28 @@ def relation_first(
         if chance >= floor and says(text) and names_someone(wanted, text):
             return [read[i], *read[:i], *read[i + 1 :]]
     return read
+
+
+def nearest_first(
+    question: str,
+    ranked: Sequence[Scored],
+    read: list[tuple[float, Scored]],
+    wanted: Asks,
+    sources: Sequence[Source],
+) -> tuple[list[tuple[float, Scored]], bool] | None:
+    """Over the user's own files, with the `embed` extra (`files.py`): the sentence e5-small
+    finds nearest the question, of the best by word overlap, leads, and its similarity decides
+    whether the files answer (a "who" lead must still name someone, a date be given). None
+    elsewhere, and for a yes/no question: the reader decides."""
+    if wanted.yes_no or not own_files(sources):
+        return None
+    top = ranked[:READ_NEAREST]
+    found = nearest(question, [s.cand.text for s in top])
+    if found is None:
+        return None
+    i = next(i for i, (_, s) in enumerate(read) if s is top[found.index])
+    ordered = [read[i], *read[:i], *read[i + 1 :]]
+    return ordered, found.answers and given(ordered, wanted)
 
 
 def answers(read: Sequence[tuple[float, Scored]], wanted: Asks, subject: float) -> bool:
@@ -270,10 +301,12 @@ class ExtractiveWriter:
 
     async def write(self, task: WriteTask) -> AsyncIterator[str]:
         if task.output == "report":
-            for chunk in self._report(task):
+            for chunk in await asyncio.to_thread(self._report, task):
                 yield chunk
             return
-        composition = compose(task.sources, task.question, self.sentences)
+        # Off the event loop: the reader's cross-encoder, and e5-small over the user's files
+        # (`files.py`, ~400 ms), would hold every other run on a server.
+        composition = await asyncio.to_thread(compose, task.sources, task.question, self.sentences)
         if not composition.chosen and not composition.opening:
             yield fallback(task)  # no whole sentence: quote the best passage, graded low
             return

