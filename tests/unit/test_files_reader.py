@@ -110,3 +110,17 @@ def test_the_shipped_model_reads_a_paraphrase() -> None:
         ],
     )
     assert found is not None and found.index == 1 and found.answers
+
+
+def test_a_question_asking_how_or_why_is_left_to_the_reader(fake: None) -> None:
+    """The threshold was set on questions asking for a fact: "how does…" and "why…" are
+    read as before, by the reader."""
+    texts = ["The annual membership fee for adult rowers is £185."]
+    assert files.nearest(QUESTION, texts) is not None
+    for asked in (
+        "How does the club set its fees?",
+        "why is the fee due in april",
+        "explain the fees",
+    ):
+        assert files.nearest(asked, texts) is None, asked
+    assert files.nearest("how much is the fee", texts) is not None  # a fact: how much
