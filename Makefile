@@ -71,6 +71,7 @@ reader-train: setup
 	  --pairs ../../$(READER)/pairs.jsonl --out ../../$(READER)/ce
 	cp $(READER)/ce/reader-ce.int8.onnx $(READER)/ce/reader-ce.vnni.json $(READER)/ce/vocab.txt src/sleuth/pipeline/models/
 	$(BIN)/python -m bench.reader train --evidence $(READER)/nq.jsonl $(READER)/nq-hidden.jsonl
+	$(BIN)/python -m bench.reader files --evidence $(READER)/nq.jsonl $(READER)/nq-hidden.jsonl
 
 ## The TypeScript SDK (clients/typescript): its devDependency (TypeScript) from the npm registry,
 ## compiled with tsc, packed by `npm pack` into dist/sleuth-research-VERSION.tgz.
