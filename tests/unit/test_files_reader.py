@@ -124,3 +124,13 @@ def test_a_question_asking_how_or_why_is_left_to_the_reader(fake: None) -> None:
     ):
         assert files.nearest(asked, texts) is None, asked
     assert files.nearest("how much is the fee", texts) is not None  # a fact: how much
+
+
+def test_a_how_question_never_loads_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """~20 MB and a load: `make demo`'s how-question over docs/ does not pay them."""
+
+    def loaded() -> None:
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(files, "_model", loaded)
+    assert files.nearest("How does Sleuth check a citation?", ["A sentence is checked."]) is None

@@ -59,8 +59,10 @@ def nearest(question: str, texts: Sequence[str]) -> Nearest | None:
     """The sentence of `texts` nearest `question` by e5-small, and whether it answers; None
     without the `embed` extra or a threshold, with no text, or for a question asking how or
     why (EXPLAINS)."""
+    if not texts or EXPLAINS.search(question):
+        return None  # before loading the model: a how or why question never pays for it
     model, at = _model(), _threshold()
-    if model is None or at is None or not texts or EXPLAINS.search(question):
+    if model is None or at is None:
         return None
     with _RUNNING:  # one handle into the C engine, shared by the process's runs
         similarities = model.passage(list(texts)) @ model.query(question)
