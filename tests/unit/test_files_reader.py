@@ -134,3 +134,28 @@ def test_a_how_question_never_loads_the_model(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(files, "_model", loaded)
     assert files.nearest("How does Sleuth check a citation?", ["A sentence is checked."]) is None
+
+
+def test_the_readers_answer_counts_when_both_models_point_at_one_sentence(
+    fake: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-line note answering in few words can fall under e5-small's threshold alone (it
+    did for this question in tests/app/test_concurrent_runs.py); the reader answering with
+    that same sentence as its lead answers. Where the reader's lead is another sentence, the
+    threshold alone decides."""
+    monkeypatch.setattr(files, "_threshold", lambda: 0.99)
+    note = "Audit logs in project 0 are kept for 10 days."
+    one = Source(1, "file:///notes/logs.md", "logs", 1.0, (Passage(note, 1.0, 0),), text=note)
+    question = "How long does Example Cloud keep audit logs by default?"
+    assert extractive.reader().read  # the reader extra's cross-encoder or its lexical head
+    composition = compose([one], question, 3)
+    assert composition.answered and "10 days" in render(composition)
+
+    def elsewhere(question: str, texts: Sequence[str]) -> files.Nearest:
+        return files.Nearest(len(texts) - 1, 0.5, answers=False)  # not the reader's lead
+
+    monkeypatch.setattr(extractive, "nearest", elsewhere)
+    other = "Billing records in project 0 are exported every night to cold storage."
+    two = Source(1, "file:///notes/logs.md", "logs", 1.0, (Passage(note + " " + other, 1.0, 0),),
+                 text=note + " " + other)  # fmt: skip
+    assert not compose([two], question, 3).answered

@@ -104,3 +104,29 @@ def test_a_passage_read_from_inside_a_section_keeps_its_heading() -> None:
                     (Passage(HANDBOOK[start:], 1.0, start),), text=HANDBOOK)  # fmt: skip
     (meals,) = sentences([source])
     assert meals.heading == "Expenses" and stems("Expenses") <= meals.title
+
+
+PRICES = (
+    "## Vaccinations\n\n"
+    "- Annual booster, dogs: £52\n"
+    "- Annual booster, cats: £49\n"
+    "- Home\n\n"
+    "Every vaccination appointment includes a full health check with a vet.\n"
+)
+
+
+def test_a_list_item_of_a_users_file_is_a_statement() -> None:
+    """A price list or a rota says its facts in list items, not sentences: in the user's own
+    files an item of two words or more may be quoted (and gets its period when cited). On a
+    web page list items are mostly menus, and only whole sentences are quoted."""
+    own = Source(1, "file:///vets/prices.md", "prices", 1.0, (Passage(PRICES, 1.0, 0),),
+                 text=PRICES)  # fmt: skip
+    items = [c.text for c in sentences([own])]
+    assert items[:2] == ["Annual booster, dogs: £52", "Annual booster, cats: £49"]
+    assert "Home" not in items  # one word: a menu entry, not a statement
+    assert sentences([own])[1].heading == "Vaccinations"
+    assert quoted(PRICES) == [
+        "Every vaccination appointment includes a full health check with a vet."
+    ]
+    composition = compose([own], "how much is the annual booster for cats", 3)
+    assert composition.answered and "£49 [1]." in render(composition).split("\n")[0]

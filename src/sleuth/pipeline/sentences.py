@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..text import content_tokens, paragraph_spans, split_sentences, stem
 from ..types import Source
@@ -25,6 +26,7 @@ from .asks import Asks, coverage, has_shape
 DISAMBIGUATION = re.compile(r"\s*\([^)]*\)")  # "Sacrifice (song)"
 
 MIN_WORDS, MAX_WORDS = 5, 80
+MIN_ITEM_WORDS = 2  # a list item of a user's file: "Microchipping: £19"
 # The asked-for answer shape present / no shape asked / absent.
 SHAPE_WEIGHT = {True: 2.0, None: 1.5, False: 1.0}
 MIN_LETTERS = 0.5  # share of letters: "The 12.9-kilometre (8 mi) bridge opened in 1997." passes
@@ -65,6 +67,7 @@ def sentences(sources: Sequence[Source]) -> list[Candidate]:
     out: list[Candidate] = []
     for source in sources:
         page = stems(source.title)
+        own = source.url.startswith("file:")
         for rank, passage in enumerate(source.passages):
             relevance = max(0.0, passage.score) / best
             heading = heading_before(source.text, passage.start)
@@ -75,7 +78,7 @@ def sentences(sources: Sequence[Source]) -> list[Candidate]:
                 if MARKUP_LINE.match(line):
                     continue
                 title = page | stems(heading) if heading else page
-                for offset, text, tokens, context in _line(line, passage.start + start, title):
+                for offset, text, tokens, context in _line(line, passage.start + start, title, own):
                     out.append(
                         Candidate(
                             source.number,
@@ -101,16 +104,13 @@ def heading_before(text: str, at: int) -> str:
     return last
 
 
-def headings(source: Source) -> list[str]:
-    """The markdown headings of a kept page's text (a user's file): what its sections are
-    about, where its title names only its kind ("Engineering handbook")."""
-    text = source.text or "\n".join(p.text for p in source.passages)
-    return [found[1] for found in HEADING.finditer(text)]
-
-
 def _line(
-    line: str, start: int, title: frozenset[str]
+    line: str, start: int, title: frozenset[str], own: bool = False
 ) -> list[tuple[int, str, frozenset[str], frozenset[str]]]:
+    """The usable sentences of one line, with their stems and their context's. In the user's
+    own files (`own`) a list item is a statement even when it is not a sentence ("- Annual
+    booster, cats: £49" under "## Vaccinations"): price lists, opening hours and rotas say
+    their facts that way. On web pages list items are mostly menus and link lists."""
     parts = [
         (offset, " ".join(FOREIGN_MARKER.sub("", raw).split()))
         for offset, raw in split_sentences(LIST_MARK.sub("", line))
@@ -119,7 +119,8 @@ def _line(
     item = LIST_MARK.match(line) is not None  # a list item may begin in lower case
     out = []
     for i, (offset, sentence) in enumerate(parts):
-        if not _usable(sentence) or ((i or not item) and MID_SENTENCE.match(sentence)):
+        listed = own and item and len(parts) == 1 and _listed(sentence)
+        if not (listed or _usable(sentence)) or ((i or not item) and MID_SENTENCE.match(sentence)):
             continue
         # Both neighbours: "X (born 1992) is an actor. He is known for playing Ricky..."
         neighbours = (tokens[i - 1] if i else frozenset()) | (
@@ -142,6 +143,12 @@ def _usable(sentence: str) -> bool:
     )
 
 
+def _listed(item: str) -> bool:
+    """A list item of a user's file that states something: a few words, mostly letters."""
+    letters = sum(ch.isalpha() for ch in item)
+    return MIN_ITEM_WORDS <= len(item.split()) <= MAX_WORDS and letters >= MIN_LETTERS * len(item)
+
+
 INDIRECT_QUESTION = re.compile(
     r"\b(?:how (?:long|many|much|do|does|can|to)|whether|wonder(?:s|ed|ing)?|asks?|asked)\b", re.I
 )
@@ -159,14 +166,21 @@ class Scored:
 def title_cover(sources: Sequence[Source], wanted: Asks) -> dict[int, float]:
     """How much of the question each page names by its title, or by its title and one of its
     headings (a section of a user's file): a page about the question's subject."""
-    return {
-        s.number: max(coverage(wanted, stems(t)) for t in (s.title, *titled(s))) for s in sources
-    }
+    return {s.number: max(coverage(wanted, t) for t in section_titles(s)) for s in sources}
 
 
-def titled(source: Source) -> list[str]:
-    """A kept page's title with each of its headings: "Engineering handbook On-call"."""
-    return [f"{source.title} {h}" for h in headings(source)]
+def section_titles(source: Source) -> tuple[frozenset[str], ...]:
+    """The stems of a kept page's title, then of its title with each of its markdown headings
+    ("Engineering handbook" + "On-call"): what a user's file's sections are about, where its
+    title names only its kind. Read once per page: the writer, the reader and the grade each
+    ask for them."""
+    return _section_titles(source.title, source.text or "\n".join(p.text for p in source.passages))
+
+
+@lru_cache(maxsize=512)
+def _section_titles(title: str, text: str) -> tuple[frozenset[str], ...]:
+    page = stems(title)
+    return (page, *(page | stems(found[1]) for found in HEADING.finditer(text)))
 
 
 def titled_by(wanted: Asks, title: str) -> bool:

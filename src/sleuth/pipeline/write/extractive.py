@@ -35,6 +35,7 @@ from ...types import Source
 from ..answerability import gap
 from ..asks import Asks, asks, names_someone, relation, says_relation, says_what_was
 from ..files import READ as READ_NEAREST
+from ..files import active as files_active
 from ..files import nearest, own_files
 from ..reader import reader
 from ..sentences import (
@@ -86,11 +87,10 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     found = verdict(read, wanted, sources)
     if found is not None:
         return _stated(read, found, limit)
-    nearest = nearest_first(question, ranked, read, wanted, sources)
+    answered = answers(read, wanted, about_subject(sources, wanted, titles))
+    nearest = nearest_first(question, ranked, read, wanted, sources, answered)
     if nearest is not None:
         read, answered = nearest
-    else:
-        answered = answers(read, wanted, about_subject(sources, wanted, titles))
     lead = read[0][1]
     if answered:
         floor = BEARING * likeliest(read)
@@ -157,11 +157,14 @@ def nearest_first(
     read: list[tuple[float, Scored]],
     wanted: Asks,
     sources: Sequence[Source],
+    read_answers: bool,
 ) -> tuple[list[tuple[float, Scored]], bool] | None:
     """Over the user's own files, with the `embed` extra (`files.py`): the sentence e5-small
-    finds nearest the question, of the best by word overlap, leads, and its similarity decides
-    whether the files answer (a "who" lead must still name someone, a date be given). None
-    elsewhere, and for a yes/no question: the reader decides."""
+    finds nearest the question, of the best by word overlap, leads. The files answer when its
+    similarity reaches the threshold, or when the reader (`read_answers`) takes them to answer
+    with that same sentence as its lead: two models pointing at one sentence (a one-line note
+    answering in few words falls under the threshold alone). A "who" lead must still name
+    someone, a date be given. None elsewhere, and for a yes/no question: the reader decides."""
     if wanted.yes_no or not own_files(sources):
         return None
     top = ranked[:READ_NEAREST]
@@ -170,7 +173,15 @@ def nearest_first(
         return None
     i = next(i for i, (_, s) in enumerate(read) if s is top[found.index])
     ordered = [read[i], *read[:i], *read[i + 1 :]]
-    return ordered, found.answers and given(ordered, wanted)
+    agreed = read_answers and i == 0
+    return ordered, (found.answers or agreed) and given(ordered, wanted)
+
+
+def off_loop(sources: Sequence[Source]) -> bool:
+    """Whether to compose in a worker thread: over the user's own files with e5-small, whose
+    ~400 ms a run (`files.py`) would hold a server's other runs. Runs over web pages compose on
+    the event loop."""
+    return own_files(sources) and files_active()
 
 
 def answers(read: Sequence[tuple[float, Scored]], wanted: Asks, subject: float) -> bool:
@@ -300,13 +311,14 @@ class ExtractiveWriter:
         self.sentences = sentences
 
     async def write(self, task: WriteTask) -> AsyncIterator[str]:
+        threaded = off_loop(task.sources)
         if task.output == "report":
-            for chunk in await asyncio.to_thread(self._report, task):
+            chunks = await asyncio.to_thread(self._report, task) if threaded else self._report(task)
+            for chunk in chunks:
                 yield chunk
             return
-        # Off the event loop: the reader's cross-encoder, and e5-small over the user's files
-        # (`files.py`, ~400 ms), would hold every other run on a server.
-        composition = await asyncio.to_thread(compose, task.sources, task.question, self.sentences)
+        args = (task.sources, task.question, self.sentences)
+        composition = await asyncio.to_thread(compose, *args) if threaded else compose(*args)
         if not composition.chosen and not composition.opening:
             yield fallback(task)  # no whole sentence: quote the best passage, graded low
             return
