@@ -159,3 +159,20 @@ def test_the_readers_answer_counts_when_both_models_point_at_one_sentence(
     two = Source(1, "file:///notes/logs.md", "logs", 1.0, (Passage(note + " " + other, 1.0, 0),),
                  text=note + " " + other)  # fmt: skip
     assert not compose([two], question, 3).answered
+
+
+def test_doctor_says_who_reads_the_users_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sleuth.app import doctor
+
+    monkeypatch.setattr(files, "_model", lambda: Synonyms())
+    monkeypatch.setattr(files, "_threshold", lambda: 0.3)
+    assert doctor.own_files().status == "ok" and "e5-small" in doctor.own_files().detail
+    monkeypatch.setattr(files, "_model", lambda: None)
+    from sleuth import extras
+
+    monkeypatch.setattr(extras, "installed", lambda extra: False)
+    missing = doctor.own_files()
+    assert missing.status == "info" and "the reader reads them" in missing.detail
+    monkeypatch.setattr(extras, "installed", lambda extra: extra == "embed")
+    broken = doctor.own_files()
+    assert broken.status == "warn" and "did not load" in broken.detail
