@@ -198,3 +198,24 @@ def test_the_models_idle_threads_sleep_unless_the_user_chose(
     monkeypatch.setenv("OMP_WAIT_POLICY", "active")
     e5_model()
     assert os.environ["OMP_WAIT_POLICY"] == "active"
+
+
+def test_a_how_question_over_files_never_loads_the_model_through_the_writer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`make demo`'s question: the writer decides where to compose without loading e5."""
+    import asyncio
+
+    from sleuth.pipeline.write.extractive import ExtractiveWriter
+    from sleuth.ports import WriteTask
+
+    def loaded() -> None:
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(files, "_model", loaded)
+    task = WriteTask("How does the club set its fees?", (handbook(),))
+
+    async def written() -> str:
+        return "".join([chunk async for chunk in ExtractiveWriter().write(task)])
+
+    assert "[1]" in asyncio.run(written())  # written, from the file

@@ -1,21 +1,23 @@
 """Reading the user's own files: multilingual-e5-small picks the lead and decides whether the
-files answer (issue 25; docs/reader.md, twenty-first round).
+files answer (issue 25; docs/reader.md, twenty-first and twenty-second rounds).
 
 The reader was fitted on Wikipedia pages. Over a user's own files, on probes written by helpers
-that saw neither its code nor each other's probes (`bench/own-files-b`, `-c`), its run decision
-told the answerable questions from the unanswerable ones no better than chance, and its
-cross-encoder ranked the files' sentences below word overlap. e5-small, trained on broad data,
-reads them better. So when every kept source is a local file (`--include`, a knowledge base)
-and the `embed` extra is installed, the extractive writer leads with the sentence, of the READ
-best by word overlap, whose embedding is nearest the question's, and answers when that
-similarity reaches `at`: the similarity under which `declines` of NQ's unanswerable training
-questions fall (`python -m bench.reader files`; `reader.json`'s "files"). Without the extra,
+that saw neither its code nor each other's probes (`bench/own-files-b` to `-f`), its run
+decision told the answerable questions from the unanswerable ones no better than chance, and
+its cross-encoder ranked the files' sentences below word overlap. e5-small, trained on broad
+data, reads them better. So when every kept source is a local file (`--include`, a knowledge
+base) and the `embed` extra is installed, the extractive writer leads with the sentence, of the
+READ best by word overlap, whose embedding is nearest the question's, and answers when that
+similarity reaches `at`, the similarity under which `declines` of NQ's unanswerable training
+questions fall (`python -m bench.reader files`; `reader.json`'s "files"), or when the reader
+answers with that same sentence as its lead (`extractive.nearest_first`). Without the extra,
 or with any source from the web, or for a question asking how something works or why (the
 threshold was set on questions asking for a fact), the reader decides as before. The grade
 stays the reader's: `high` still needs its probability for the lead.
 
-It costs about 35 ms a sentence here (the package's 4-bit C engine), so about 400 ms a run:
-only runs over the user's files, where no web search is waited for, pay it.
+It costs about 15 ms a sentence here (the package's 4-bit C engine), so about 150-200 ms a
+run: only runs over the user's files, where no web search is waited for, pay it, and they
+compose in a worker thread so that a server's other runs do not wait.
 """
 
 from __future__ import annotations
@@ -72,8 +74,15 @@ def nearest(question: str, texts: Sequence[str]) -> Nearest | None:
 
 
 def active() -> bool:
-    """Whether runs over the user's own files are read this way here."""
+    """Whether runs over the user's own files are read this way here (loads the model)."""
     return _model() is not None and _threshold() is not None
+
+
+@cache
+def available() -> bool:
+    """Whether they may be, without loading the model: the extra is installed and a threshold
+    ships. A run over files asking how or why never loads it."""
+    return installed("embed") and _threshold() is not None
 
 
 _RUNNING = threading.Lock()

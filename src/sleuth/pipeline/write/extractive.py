@@ -7,7 +7,8 @@ the asked-for answer shape itself), unless it says what was where the question a
 takes to answer does (`relation_first`); then the other sentences the reader takes to bear on the
 question (at least a tenth of the likeliest one's probability), near-repeats dropped, in
 reading order. Over the user's own files, with the `embed` extra, e5-small's nearest sentence
-leads instead and its similarity decides whether the files answer (`files.py`).
+leads instead, and the files answer when its similarity reaches the threshold or the reader
+answers with that same lead (`files.py`, `nearest_first`).
 When the reader decides the sources do not answer (`Reader.answered`; a yes/no question: the
 likeliest sentence is under `answers_at`), or the question asks for a date, a number or a
 duration and no sentence holds one, or asks "who" and the lead names no one the question does
@@ -35,7 +36,7 @@ from ...types import Source
 from ..answerability import gap
 from ..asks import Asks, asks, names_someone, relation, says_relation, says_what_was
 from ..files import READ as READ_NEAREST
-from ..files import active as files_active
+from ..files import available as files_available
 from ..files import nearest, own_files
 from ..reader import reader
 from ..sentences import (
@@ -88,9 +89,9 @@ def compose(sources: Sequence[Source], question: str, limit: int) -> Composition
     if found is not None:
         return _stated(read, found, limit)
     answered = answers(read, wanted, about_subject(sources, wanted, titles))
-    nearest = nearest_first(question, ranked, read, wanted, sources, answered)
-    if nearest is not None:
-        read, answered = nearest
+    near = nearest_first(question, ranked, read, wanted, sources, answered)
+    if near is not None:
+        read, answered = near
     lead = read[0][1]
     if answered:
         floor = BEARING * likeliest(read)
@@ -179,9 +180,9 @@ def nearest_first(
 
 def off_loop(sources: Sequence[Source]) -> bool:
     """Whether to compose in a worker thread: over the user's own files with e5-small, whose
-    ~400 ms a run (`files.py`) would hold a server's other runs. Runs over web pages compose on
-    the event loop."""
-    return own_files(sources) and files_active()
+    150-200 ms a run (`files.py`) would hold a server's other runs. Runs over web pages compose
+    on the event loop. Decided without loading the model."""
+    return own_files(sources) and files_available()
 
 
 def answers(read: Sequence[tuple[float, Scored]], wanted: Asks, subject: float) -> bool:
