@@ -28,7 +28,19 @@ STOPWORDS = frozenset(
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom whose why will with would you your yours yourself
     yourselves name named one many much give tell known called""".split()
-)
+) | {
+    # A contraction of two stop-words is one too: "i'm" is "i am", "can't" is "can not" ("how
+    # much is it to join if i'm a student" is about joining and students, and no page need say
+    # "i'm"). Both apostrophes, as `words` keeps them. Not "what's" and the other question
+    # words: `asks` reads one that opens a question, and one inside a title is its subject
+    # ("what's eating gilbert grape").
+    word.replace("'", apostrophe)
+    for word in """i'm i've i'd i'll you're you've you'd you'll he's he'd he'll she's she'd
+    she'll it's it'd it'll we're we've we'd we'll they're they've they'd they'll that's
+    there's here's can't couldn't don't doesn't didn't isn't aren't wasn't weren't won't
+    wouldn't shouldn't hasn't haven't hadn't""".split()
+    for apostrophe in "'’"
+}
 
 
 def words(text: str) -> list[str]:
