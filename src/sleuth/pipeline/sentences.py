@@ -119,7 +119,7 @@ def _line(
     item = LIST_MARK.match(line) is not None  # a list item may begin in lower case
     out = []
     for i, (offset, sentence) in enumerate(parts):
-        listed = own and item and len(parts) == 1 and _listed(sentence)
+        listed = own and item and len(parts) == 1 and _worded(sentence, MIN_ITEM_WORDS)
         if not (listed or _usable(sentence)) or ((i or not item) and MID_SENTENCE.match(sentence)):
             continue
         # Both neighbours: "X (born 1992) is an actor. He is known for playing Ricky..."
@@ -132,21 +132,15 @@ def _line(
 
 def _usable(sentence: str) -> bool:
     """A declarative sentence of a sensible length: mostly letters, ends like a sentence."""
-    n = len(sentence.split())
-    letters = sum(ch.isalpha() for ch in sentence)
     stripped = sentence.rstrip("\"'”’)]")
-    return (
-        MIN_WORDS <= n <= MAX_WORDS
-        and letters >= MIN_LETTERS * len(sentence)
-        and stripped.endswith((".", "!"))
-        and "``" not in sentence
-    )
+    return _worded(sentence, MIN_WORDS) and stripped.endswith((".", "!")) and "``" not in sentence
 
 
-def _listed(item: str) -> bool:
-    """A list item of a user's file that states something: a few words, mostly letters."""
-    letters = sum(ch.isalpha() for ch in item)
-    return MIN_ITEM_WORDS <= len(item.split()) <= MAX_WORDS and letters >= MIN_LETTERS * len(item)
+def _worded(text: str, least: int) -> bool:
+    """From `least` to MAX_WORDS words, mostly letters: a sentence (MIN_WORDS), or a list item
+    of a user's file that states something (MIN_ITEM_WORDS)."""
+    letters = sum(ch.isalpha() for ch in text)
+    return least <= len(text.split()) <= MAX_WORDS and letters >= MIN_LETTERS * len(text)
 
 
 INDIRECT_QUESTION = re.compile(
