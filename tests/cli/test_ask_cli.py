@@ -302,7 +302,7 @@ def test_sources_that_do_not_answer_say_so_and_require_answer_exits_3(
     assert code == 0, err  # an answer saying the sources do not contain one is an answer
     heading = f"# {NO_ANSWER_Q}\n\n"
     assert out.startswith(heading + "The sources found do not contain the answer to this question")
-    assert "confidence · low · no kept passage gives a name that answers it" in err
+    assert "confidence · low · none of the names the kept passages give is judged to answer" in err
     code, out, err = run(
         ["ask", NO_ANSWER_Q, "--search=searxng", "--no-sessions", "--require-answer"], capsys
     )

@@ -250,7 +250,26 @@ def test_the_not_found_reason_does_not_name_a_frame_word() -> None:
     assert absent_terms(wanted, [page]) == ["get", "together"]  # what a follow-up search seeks
     assert gap(wanted, [page]) == "no kept page mentions 'together'"
     wanted = asks("when do mr schuester and emma get married")
-    assert gap(wanted, [page]) == "no kept passage gives a date that answers it"
+    assert gap(wanted, [page]) == "no kept passage gives a date"
+
+
+def test_the_not_found_reason_does_not_say_no_passage_gives_what_one_gives() -> None:
+    """A passage holding a number the reader judged not to answer is not "no passage gives a
+    number": the reason says what was judged, and states as a fact only what is one."""
+    from sleuth.pipeline.answerability import gap
+    from sleuth.pipeline.asks import asks
+    from sleuth.types import Passage, Source
+
+    def page(text: str) -> Source:
+        return Source(1, "file:///co-op/guide.md", "Membership guide", 1.0, (Passage(text, 1.0, 0),))
+
+    wanted = asks("how much is it for a student to join")
+    priced = page("Students who join pay a concession rate: £18 a year.")
+    assert gap(wanted, [priced]) == (
+        "none of the numbers the kept passages give is judged to answer it"
+    )
+    unpriced = page("Students may join the co-op at any time of the year.")
+    assert gap(wanted, [unpriced]) == "no kept passage gives a number"
 
 
 def missing_over(question: str, passage: str, pages: list[str]) -> list[str]:

@@ -166,17 +166,32 @@ def absent_terms(wanted: Asks, sources: Sequence[Source]) -> list[str]:
 def gap(wanted: Asks, sources: Sequence[Source]) -> str:
     """What the kept pages lack, in a few words: the reason a not-found answer gives. It names
     only the question's subject terms: a frame word no page says ("get" in "when do they get
-    together", "originate") is a relation pages word their own way, not what is missing."""
+    together", "originate") is a relation pages word their own way, not what is missing. With
+    none missing, it names the kind of answer asked for, and says whether the kept passages
+    give any at all: where they do ("£18" asked how much it costs to join) the reader judged
+    that none answers, which is not the same as there being none."""
     subject = set(named(wanted, sources).subject.values())
-    return gap_of(wanted, [word for word in absent_terms(wanted, sources) if word in subject])
+    absent = [word for word in absent_terms(wanted, sources) if word in subject]
+    return gap_of(wanted, absent, absent or _gives_shape(wanted, sources))
 
 
-def gap_of(wanted: Asks, absent: Sequence[str]) -> str:
-    """`gap`, given the question's terms no kept page mentions."""
+def _gives_shape(wanted: Asks, sources: Sequence[Source]) -> bool:
+    """Some kept passage holds the asked-for answer shape (a date, a number, a name...)."""
+    shape = wanted.shape
+    return shape is not None and any(
+        shape_spans(shape, p.text, wanted.question) for s in sources for p in s.passages
+    )
+
+
+def gap_of(wanted: Asks, absent: Sequence[str], shaped: bool = True) -> str:
+    """`gap`, given the question's terms no kept page mentions and whether any kept passage
+    holds the asked-for answer shape."""
     if absent:
         return "no kept page mentions " + _listed(absent)
+    if wanted.kind and not shaped:
+        return f"no kept passage gives {wanted.kind}"
     if wanted.kind:
-        return f"no kept passage gives {wanted.kind} that answers it"
+        return f"none of the {_bare(wanted.kind)}s the kept passages give is judged to answer it"
     return "no kept passage answers it directly"
 
 
