@@ -48,7 +48,8 @@ Examples:
 )
 @table_options(*SERVER, *ENGINE, *EDGE)
 def serve(no_auth: bool, **flags: Any) -> None:
-    """Serve the Research API (research, search, extract; docs at /api/docs) and the web UI.
+    """Serve the Research API (research, search, extract; docs at /api/docs), the OpenAI-style
+    chat API at /v1 (docs/openai-compatible.md) and the web UI.
 
     Binds to loopback unless --host says otherwise. With no API keys and no
     SLEUTH_ACCESS_PASSWORD it serves openly, and only on loopback; --no-auth serves openly on
