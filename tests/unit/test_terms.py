@@ -261,7 +261,8 @@ def test_the_not_found_reason_does_not_say_no_passage_gives_what_one_gives() -> 
     from sleuth.types import Passage, Source
 
     def page(text: str) -> Source:
-        return Source(1, "file:///co-op/guide.md", "Membership guide", 1.0, (Passage(text, 1.0, 0),))
+        passage = Passage(text, 1.0, 0)
+        return Source(1, "file:///co-op/guide.md", "Membership guide", 1.0, (passage,))
 
     wanted = asks("how much is it for a student to join")
     priced = page("Students who join pay a concession rate: £18 a year.")

@@ -172,7 +172,7 @@ def gap(wanted: Asks, sources: Sequence[Source]) -> str:
     that none answers, which is not the same as there being none."""
     subject = set(named(wanted, sources).subject.values())
     absent = [word for word in absent_terms(wanted, sources) if word in subject]
-    return gap_of(wanted, absent, absent or _gives_shape(wanted, sources))
+    return gap_of(wanted, absent, bool(absent) or _gives_shape(wanted, sources))
 
 
 def _gives_shape(wanted: Asks, sources: Sequence[Source]) -> bool:
