@@ -248,9 +248,34 @@ def test_the_not_found_reason_does_not_name_a_frame_word() -> None:
     page = Source(1, "https://glee.example/will", "Will Schuester", 1.0, (Passage(text, 1.0, 0),))
     wanted = asks("when do mr schuester and emma get together")
     assert absent_terms(wanted, [page]) == ["get", "together"]  # what a follow-up search seeks
-    assert gap(wanted, [page]) == "no kept page mentions 'together'"
+    assert gap(wanted, [page]) == "no kept passage gives a date"  # "get together" relates
     wanted = asks("when do mr schuester and emma get married")
     assert gap(wanted, [page]) == "no kept passage gives a date"
+
+
+def test_the_particle_of_a_phrasal_verb_relates_like_its_verb() -> None:
+    """ "come along", "get together", "set me back" relate as their verbs do: no reason names
+    the particle missing ("no kept page mentions 'along'" over a choir's files that say how
+    many rehearsals a newcomer may attend). The word stays a subject where no frame word is
+    its verb ("the back row")."""
+    assert "along" not in asks("how many times can i come along before joining").subject.values()
+    assert "back" not in asks("what does the course set me back").subject.values()
+    assert "together" not in asks("when do ross and rachel get together").subject.values()
+    assert "back" in asks("who sits in the back row of the choir").subject.values()
+    assert "away" in asks("how far away is the hall").subject.values()
+
+
+def test_a_clipped_word_is_said_by_the_whole_one() -> None:
+    """ "the yearly sub" is said by "Annual subscription"; the ranking counts it too."""
+    from sleuth.pipeline.sentences import score, sentences
+
+    wanted = asks("how much is the yearly sub")
+    assert "sub" in terms_said(wanted, "Annual subscription: £96")  # the term's key
+    assert "sub" not in terms_said(wanted, "The subway runs every ten minutes.")
+    text = "The hall costs £42 an evening. The annual subscription is £96."
+    page = Source(1, "file:///choir/guide.md", "Guide", 1.0, (Passage(text, 1.0, 0),))
+    best = max(score(sentences([page]), wanted), key=lambda s: s.value)
+    assert "subscription" in best.cand.text
 
 
 def test_the_not_found_reason_does_not_say_no_passage_gives_what_one_gives() -> None:

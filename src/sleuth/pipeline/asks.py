@@ -211,6 +211,13 @@ FRAME_WORDS = frozenset(
     play go lyrics lyric tune mr mrs ms dr""".split()
 )
 FRAME_STEMS = frozenset(stem(word) for word in FRAME_WORDS)
+# The adverb a verb takes to make another ("come along", "get together", "go back"): after a
+# frame word, with at most a pronoun between ("set me back"), it relates as its verb does.
+PARTICLE = re.compile(
+    r"\b([a-z]+)\s+(?:(?:me|us|you|him|her|it|them)\s+)?"
+    r"(along|around|round|away|back|ahead|together|apart|aside|forward|across)\b",
+    re.IGNORECASE,
+)
 WHO_VERB = re.compile(r"^\s*who\s+([a-z]+)", re.I)  # "who wrote ...": the relation, not the subject
 AUXILIARIES = frozenset("is was are were has have had did does do will would can could".split())
 
@@ -264,8 +271,12 @@ def is_yes_no(question: str) -> bool:
 
 def _frame(question: str, terms: dict[str, str]) -> frozenset[str]:
     """The key terms that relate: a frame word in any form ("coming out" as "come out",
-    "starring" as "star"), an adverb, and the verb right after "who"."""
+    "starring" as "star"), the particle of its phrasal verb ("come along"), an adverb, and the
+    verb right after "who"."""
     frame = {key for key, word in terms.items() if key in FRAME_STEMS or adverb(word, question)}
+    for verb, particle in PARTICLE.findall(question):
+        if stem(verb.lower()) in FRAME_STEMS:
+            frame.add(stem(particle.lower()))
     verb = _who_verb(question)
     if verb is not None:
         frame.add(verb)

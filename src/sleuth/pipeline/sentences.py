@@ -22,6 +22,7 @@ from functools import lru_cache
 from ..text import content_tokens, paragraph_spans, split_sentences, stem
 from ..types import Source
 from .asks import Asks, coverage, has_shape
+from .terms import alternates
 
 DISAMBIGUATION = re.compile(r"\s*\([^)]*\)")  # "Sacrifice (song)"
 
@@ -196,19 +197,29 @@ def about_subject(sources: Sequence[Source], wanted: Asks, titles: Mapping[int, 
 
 
 def score(cands: Sequence[Candidate], wanted: Asks) -> list[Scored]:
-    """Score every candidate; see the module docstring for the terms of the product."""
+    """Score every candidate; see the module docstring for the terms of the product. A
+    question's everyday or clipped word counts where the text writes the usual one ("the
+    yearly sub": "Annual subscription: £96"; `terms.SAME_WORDS`)."""
+    other = alternates(wanted)
     covers: dict[frozenset[str], float] = {}
     out = []
     for c in cands:
         if c.title not in covers:
-            covers[c.title] = coverage(wanted, c.title)
-        out.append(_scored(c, wanted, covers[c.title]))
+            covers[c.title] = coverage(wanted, _said(c.title, other))
+        out.append(_scored(c, wanted, covers[c.title], other))
     return out
 
 
-def _scored(c: Candidate, wanted: Asks, title: float) -> Scored:
-    own = coverage(wanted, c.tokens)
-    near = coverage(wanted, c.tokens | c.context)
+def _said(tokens: frozenset[str], other: dict[str, frozenset[str]]) -> frozenset[str]:
+    """`tokens`, with the key of each question term they write as another word."""
+    if not other:
+        return tokens
+    return tokens | {key for key, stems in other.items() if stems & tokens}
+
+
+def _scored(c: Candidate, wanted: Asks, title: float, other: dict[str, frozenset[str]]) -> Scored:
+    own = coverage(wanted, _said(c.tokens, other))
+    near = coverage(wanted, _said(c.tokens | c.context, other))
     typed = None if wanted.shape is None else has_shape(wanted.shape, c.text, wanted.question)
     shape = SHAPE_WEIGHT[typed]
     novelty = len(c.tokens - set(wanted.terms)) / max(1, len(c.tokens))

@@ -16,7 +16,8 @@ a passage that says "eruption", "14th" from one that says "fourteenth" and "us" 
   commonest in prose, so "four" alone does not say the "4" of "vikings season 4" ("the fifth
   season differs from the previous four");
 * by another name from a short table of common abbreviations and country adjectives
-  ("US"/"U.S."/"United States"/"American", "UK"/"Britain"/"British"), and units ("oz"/"ounce");
+  ("US"/"U.S."/"United States"/"American", "UK"/"Britain"/"British"), units ("oz"/"ounce"),
+  everyday words ("dad"/"father") and clipped words ("sub"/"subscription", "bike"/"bicycle");
 * without the apostrophe the question leaves out ("cant"/"Can't", "dont"/"Don't");
 * as a Roman numeral beside the same word ("world war 2"/"World War II", "super bowl
   51"/"Super Bowl LI");
@@ -130,6 +131,25 @@ SAME_WORDS: tuple[frozenset[str], ...] = tuple(
         "pound pounds lb lbs",
         "foot feet ft",
         "kilometre kilometres kilometer kilometers km",
+        # Clipped words ("the yearly sub" for "Annual subscription: £96"): a user types the
+        # short form, a page or a file writes the whole word.
+        "subscription subscriptions sub subs",
+        "information info",
+        "university universities uni",
+        "examination examinations exam exams",
+        "photograph photographs photo photos",
+        "laboratory laboratories lab labs",
+        "bicycle bicycles bike bikes",
+        "telephone telephones phone phones",
+        "mathematics maths math",
+        "refrigerator refrigerators fridge fridges",
+        "veterinarian veterinarians veterinary vet vets",
+        "gymnasium gymnasiums gym gyms",
+        "representative representatives rep reps",
+        "introduction introductions intro intros",
+        "demonstration demonstrations demo demos",
+        "microphone microphones mic mics",
+        "influenza flu",
     )
 )
 CONTINENT = r"(?<!North )(?<!South )(?<!Latin )(?<!Central )"
@@ -198,6 +218,18 @@ def written_as_name(word: str, texts: Sequence[str]) -> bool:
 def common_words() -> frozenset[str]:
     text = resources.files(__package__).joinpath(COMMON_WORDS).read_text(encoding="utf-8")
     return frozenset(w for w in text.splitlines() if w and not w.startswith("#"))
+
+
+def alternates(wanted: Asks) -> dict[str, frozenset[str]]:
+    """By the key of each question term `SAME_WORDS` lists, the stems of the other words a page
+    may write it as ("subscription" for "sub", "father" for "dad"): what the word-overlap
+    ranking counts as the term (`sentences.score`)."""
+    out = {}
+    for key, word in wanted.terms.items():
+        others = {stem(other) for line in SAME_WORDS if word in line for other in line - {word}}
+        if others - {key}:
+            out[key] = frozenset(others - {key})
+    return out
 
 
 def terms_said(wanted: Asks, text: str) -> set[str]:
