@@ -265,6 +265,19 @@ def test_the_particle_of_a_phrasal_verb_relates_like_its_verb() -> None:
     assert "away" in asks("how far away is the hall").subject.values()
 
 
+def test_a_verb_its_particle_makes_another_relates() -> None:
+    """ "turn up" is "arrive", "pick up" is "collect": no reason names 'turn' or 'picked'
+    missing from a page that says "doors open at 11am". A title made of such words keeps
+    them as its subject ("shake it off", "come together"), and a verb whose particle does not
+    close its clause is left alone ("pull out of vietnam")."""
+    assert list(asks("what time can i turn up on a sunday").subject.values()) == ["sunday"]
+    assert "picked" not in asks("by what time must under 16s be picked up").subject.values()
+    assert "shut" not in asks("what time do you shut on a saturday").subject.values()
+    assert list(asks("who sings shake it off").subject.values()) == ["shake"]
+    assert list(asks("who sang come together").subject.values()) == ["together"]
+    assert "pull" in asks("when did the us pull out of vietnam").subject.values()
+
+
 def test_a_clipped_word_is_said_by_the_whole_one() -> None:
     """ "the yearly sub" is said by "Annual subscription"; the ranking counts it too."""
     from sleuth.pipeline.sentences import score, sentences
@@ -272,6 +285,9 @@ def test_a_clipped_word_is_said_by_the_whole_one() -> None:
     wanted = asks("how much is the yearly sub")
     assert "sub" in terms_said(wanted, "Annual subscription: £96")  # the term's key
     assert "sub" not in terms_said(wanted, "The subway runs every ten minutes.")
+    xmas = asks("when are you back open after xmas")
+    said = terms_said(xmas, "We reopen on 7 January after the Christmas break.")
+    assert next(k for k, w in xmas.terms.items() if w == "xmas") in said
     text = "The hall costs £42 an evening. The annual subscription is £96."
     page = Source(1, "file:///choir/guide.md", "Guide", 1.0, (Passage(text, 1.0, 0),))
     best = max(score(sentences([page]), wanted), key=lambda s: s.value)

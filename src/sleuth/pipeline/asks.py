@@ -200,7 +200,7 @@ FRAME_WORDS = frozenset(
     invented discover discovered release released air aired premiere premiered become became
     decide decides mean means call use used say said run ran hold held work worked move moved
     cost costs stand represent belong originate produce produced direct directed create created
-    own owned open opened close closed set appear appeared voice voiced portray portrayed kill
+    own owned open opened close closed shut set appear appeared voice voiced portray portrayed kill
     killed marry married sign signed introduce introduced establish established pass passed
     according include includes involve affect affected happen occur occurred mark marked
     finish finished complete completed construct constructed keep keeps kept retain store stored
@@ -216,6 +216,14 @@ FRAME_STEMS = frozenset(stem(word) for word in FRAME_WORDS)
 PARTICLE = re.compile(
     r"\b([a-z]+)\s+(?:(?:me|us|you|him|her|it|them)\s+)?"
     r"(along|around|round|away|back|ahead|together|apart|aside|forward|across)\b",
+    re.IGNORECASE,
+)
+# A verb made another by its particle, which closes its clause ("turn up on a sunday", "be
+# picked up", "sort it out"): the verb says how, like a frame word ("turn up" is "arrive",
+# "pick up" is "collect"), so a page saying "arrive" or "collect" does not lack it.
+PHRASAL = re.compile(
+    r"\b([a-z]{3,})\s+(?:(?:me|us|you|him|her|it|them)\s+)?(?:up|out|off|down|over|back)"
+    r"(?=\s*(?:$|[,.?!;]|(?:on|at|in|for|to|with|by|from|after|before|until|when|if|and|or)\b))",
     re.IGNORECASE,
 )
 WHO_VERB = re.compile(r"^\s*who\s+([a-z]+)", re.I)  # "who wrote ...": the relation, not the subject
@@ -271,12 +279,16 @@ def is_yes_no(question: str) -> bool:
 
 def _frame(question: str, terms: dict[str, str]) -> frozenset[str]:
     """The key terms that relate: a frame word in any form ("coming out" as "come out",
-    "starring" as "star"), the particle of its phrasal verb ("come along"), an adverb, and the
-    verb right after "who"."""
+    "starring" as "star"), the particle of its phrasal verb ("come along"), a verb its particle
+    makes another ("turn up"), an adverb, and the verb right after "who"."""
     frame = {key for key, word in terms.items() if key in FRAME_STEMS or adverb(word, question)}
-    for verb, particle in PARTICLE.findall(question):
-        if stem(verb.lower()) in FRAME_STEMS:
-            frame.add(stem(particle.lower()))
+    phrasal = {stem(verb.lower()) for verb in PHRASAL.findall(question)} | {
+        stem(particle.lower())
+        for verb, particle in PARTICLE.findall(question)
+        if stem(verb.lower()) in FRAME_STEMS
+    }
+    if terms.keys() - frame - phrasal:  # not when it leaves no subject: a title ("come together")
+        frame |= phrasal
     verb = _who_verb(question)
     if verb is not None:
         frame.add(verb)

@@ -150,6 +150,9 @@ SAME_WORDS: tuple[frozenset[str], ...] = tuple(
         "demonstration demonstrations demo demos",
         "microphone microphones mic mics",
         "influenza flu",
+        "christmas xmas",
+        "maximum max",
+        "operation operations op ops",
     )
 )
 CONTINENT = r"(?<!North )(?<!South )(?<!Latin )(?<!Central )"
