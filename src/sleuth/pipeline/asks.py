@@ -211,10 +211,11 @@ FRAME_WORDS = frozenset(
     play go lyrics lyric tune mr mrs ms dr""".split()
 )
 FRAME_STEMS = frozenset(stem(word) for word in FRAME_WORDS)
+OBJECT = r"(?:(?:me|us|you|him|her|it|them)\s+)?"  # a pronoun between a verb and its particle
 # The adverb a verb takes to make another ("come along", "get together", "go back"): after a
 # frame word, with at most a pronoun between ("set me back"), it relates as its verb does.
 PARTICLE = re.compile(
-    r"\b([a-z]+)\s+(?:(?:me|us|you|him|her|it|them)\s+)?"
+    rf"\b([a-z]+)\s+{OBJECT}"
     r"(along|around|round|away|back|ahead|together|apart|aside|forward|across)\b",
     re.IGNORECASE,
 )
@@ -222,7 +223,7 @@ PARTICLE = re.compile(
 # picked up", "sort it out"): the verb says how, like a frame word ("turn up" is "arrive",
 # "pick up" is "collect"), so a page saying "arrive" or "collect" does not lack it.
 PHRASAL = re.compile(
-    r"\b([a-z]{3,})\s+(?:(?:me|us|you|him|her|it|them)\s+)?(?:up|out|off|down|over|back)"
+    rf"\b([a-z]{{3,}})\s+{OBJECT}(?:up|out|off|down|over|back)"
     r"(?=\s*(?:$|[,.?!;]|(?:on|at|in|for|to|with|by|from|after|before|until|when|if|and|or)\b))",
     re.IGNORECASE,
 )

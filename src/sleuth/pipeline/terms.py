@@ -229,10 +229,16 @@ def alternates(wanted: Asks) -> dict[str, frozenset[str]]:
     ranking counts as the term (`sentences.score`)."""
     out = {}
     for key, word in wanted.terms.items():
-        others = {stem(other) for line in SAME_WORDS if word in line for other in line - {word}}
-        if others - {key}:
-            out[key] = frozenset(others - {key})
+        others = {stem(other) for other in same_as(word)} - {key}
+        if others:
+            out[key] = frozenset(others)
     return out
+
+
+@lru_cache(maxsize=4096)
+def same_as(word: str) -> frozenset[str]:
+    """The other words of `word`'s lines of SAME_WORDS ("subscription", "subs" for "sub")."""
+    return frozenset(other for line in SAME_WORDS if word in line for other in line - {word})
 
 
 def terms_said(wanted: Asks, text: str) -> set[str]:
@@ -270,9 +276,8 @@ def _spelled_out(word: str, text: str) -> bool:
 def _says(word: str, page: Page) -> bool:
     if any(roots(form) & page.near(form) for form in _unquoted(word)):
         return True
-    for line in SAME_WORDS:
-        if word in line and any(roots(other) & page.near(other) for other in line - {word}):
-            return True
+    if any(roots(other) & page.near(other) for other in same_as(word)):
+        return True
     parts = [p for p in word.split("-") if p]
     return len(parts) > 1 and all(roots(p) & page.near(p) for p in parts)
 
